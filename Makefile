@@ -1,0 +1,37 @@
+# memoweave task runner. `make test` and `make demo` work from a fresh clone with only Python.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.memoweave-installed
+PLUGINS := $(sort $(dir $(wildcard plugins/*/pyproject.toml)))
+PLUGIN_REQS := $(foreach p,$(PLUGINS),-e $(p)[test])
+PIP := $(BIN)/python -m pip
+
+.PHONY: install test lint format demo bench clean
+
+$(STAMP): pyproject.toml constraints.txt $(wildcard plugins/*/pyproject.toml) Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q -U pip
+	$(PIP) install -q -c constraints.txt torch==2.13.0
+	$(PIP) install -q -c constraints.txt -e ".[dev]" $(PLUGIN_REQS)
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest tests $(PLUGINS)
+
+demo: $(STAMP)
+	$(BIN)/memoweave demo
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

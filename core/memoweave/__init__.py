@@ -1,0 +1,40 @@
+"""memoweave: long-term memory for LLM applications."""
+
+from memoweave.errors import (
+    ConfigError,
+    DuplicateProviderError,
+    EmbeddingError,
+    FilterError,
+    HistoryError,
+    LLMError,
+    MemoweaveError,
+    NotFound,
+    PluginError,
+    ProviderError,
+    ProviderNotFound,
+    RerankerError,
+    ValidationError,
+    VectorStoreError,
+)
+from memoweave.hookspecs import hookimpl
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError",
+    "DuplicateProviderError",
+    "EmbeddingError",
+    "FilterError",
+    "HistoryError",
+    "LLMError",
+    "MemoweaveError",
+    "NotFound",
+    "PluginError",
+    "ProviderError",
+    "ProviderNotFound",
+    "RerankerError",
+    "ValidationError",
+    "VectorStoreError",
+    "__version__",
+    "hookimpl",
+]

@@ -1,0 +1,61 @@
+"""Plugin hook specifications (project name ``memoweave``).
+
+A plugin is a module (or object) with functions decorated by :data:`hookimpl`. Each hook
+receives a ``register`` callback and calls it once per provider:
+
+    register(name, factory, *, config_model, description="")
+
+- ``name``: the provider name users write in configuration (``"qdrant"``), lowercase,
+  ``[a-z0-9][a-z0-9_-]*``.
+- ``factory``: a callable taking one validated ``config_model`` instance and returning the
+  provider object. It is called only when the user asks for that provider.
+- ``config_model``: a pydantic model (``extra="forbid"`` recommended) that validates the
+  provider's ``config`` mapping; its JSON schema is shown by ``memoweave plugins``.
+- ``description``: one line for listings.
+
+Registration must do no I/O and import no vendor SDK: import the SDK inside the factory
+or inside the provider's methods. Hooks are called with keyword arguments, so an
+implementation may accept a subset of the arguments below.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pluggy
+
+PROJECT_NAME = "memoweave"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+Register = Callable[..., None]
+
+
+@hookspec
+def register_llms(register: Register) -> None:
+    """Register LLM providers (objects implementing :class:`memoweave.providers.llm.LLM`)."""
+
+
+@hookspec
+def register_embedders(register: Register) -> None:
+    """Register embedders (objects implementing :class:`memoweave.providers.embedder.Embedder`)."""
+
+
+@hookspec
+def register_vector_stores(register: Register) -> None:
+    """Register vector stores (objects implementing :class:`memoweave.providers.vector_store.VectorStore`)."""
+
+
+@hookspec
+def register_rerankers(register: Register) -> None:
+    """Register rerankers (objects implementing :class:`memoweave.providers.reranker.Reranker`)."""
+
+
+HOOK_KINDS: dict[str, str] = {
+    "register_llms": "llm",
+    "register_embedders": "embedder",
+    "register_vector_stores": "vector_store",
+    "register_rerankers": "reranker",
+}
+

@@ -1,0 +1,161 @@
+"""The vector store contract.
+
+A store instance is bound to one collection by :meth:`VectorStore.ensure_collection`;
+every other method works on that collection and raises ``VectorStoreError`` (code
+``vector_store_error``) if called before it.
+
+Records
+    ``id`` is a canonical lowercase UUID string (the core only ever writes UUIDs, so a store
+    may map it to a native UUID type). ``vector`` has exactly ``dims`` floats. ``payload`` is a
+    flat JSON-serialisable dict: keys match ``[A-Za-z_][A-Za-z0-9_]*``; values are ``str``,
+    ``int``, ``float``, ``bool``, ``None``, lists of those, or nested dicts (opaque: nested
+    dicts are stored and returned, never filtered on). The scope keys ``user_id``,
+    ``agent_id``, ``run_id`` and ``actor_id`` are ordinary payload keys that the core filters
+    on in every call, so stores should index them.
+
+Semantics every implementation must honour (checked by ``memoweave.testing``):
+
+- ``upsert`` is idempotent by id; a second upsert of an id replaces vector *and* payload.
+  The caller's records, vectors and payload dicts are never mutated.
+- ``search`` returns at most ``top_k`` hits matching ``filter``, sorted by ``score``
+  descending. ``score`` is a similarity, higher is better: for ``metric="cosine"`` it is the
+  cosine similarity in [-1, 1]; for ``"dot"`` the dot product; for ``"euclidean"`` minus the
+  L2 distance (<= 0). Approximate engines may differ from the exact value by 1e-3.
+- ``get`` returns the existing records among ``ids`` in the order asked; missing ids are
+  skipped, never an error.
+- ``delete`` of a missing id is a no-op.
+- ``update`` replaces the vector and/or the whole payload of an existing record; a missing
+  id raises :class:`memoweave.errors.NotFound`.
+- ``list`` pages through every record matching ``filter`` exactly once, in a stable order,
+  ``limit`` at a time; ``next_cursor`` is an opaque string, ``None`` on the last page.
+- ``count`` counts records matching ``filter``.
+- ``filter`` is a parsed :mod:`memoweave.filters` AST (or ``None``); results must agree
+  with :func:`memoweave.filters.evaluate`. Translate what the engine supports natively and
+  post-filter the rest with the reference evaluator if you must, never silently ignore it.
+- ``keyword_search`` exists only when ``capabilities.keyword_search``; it ranks by a
+  keyword relevance score (BM25 or similar), higher is better, and only returns records
+  that share at least one term with ``text``.
+- ``close`` is idempotent; a persistent store (``capabilities.persistent``) reopened on the
+  same location sees everything written before ``close``.
+- Engine failures raise :class:`memoweave.errors.VectorStoreError` with the engine's message.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from memoweave.filters.ast import FilterNode
+
+Metric = Literal["cosine", "dot", "euclidean"]
+Payload = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class VectorRecord:
+    """A record to write: id, vector and payload."""
+
+    id: str
+    vector: list[float]
+    payload: Payload = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    """A record read back; ``vector`` is ``None`` unless it was asked for."""
+
+    id: str
+    payload: Payload
+    vector: list[float] | None = None
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result: the record's id, its similarity ``score`` and its payload."""
+
+    id: str
+    score: float
+    payload: Payload
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of :meth:`VectorStore.list`."""
+
+    records: list[StoredRecord]
+    next_cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class StoreCapabilities:
+    """Optional features.
+
+    keyword_search: :meth:`VectorStore.keyword_search` is implemented natively.
+    persistent: data survives ``close`` and reopening with the same configuration.
+    """
+
+    keyword_search: bool = False
+    persistent: bool = False
+
+
+class VectorStore(ABC):
+    """A collection of vectors with payloads. See the module docstring for the contract."""
+
+    capabilities: StoreCapabilities = StoreCapabilities()
+
+    @abstractmethod
+    def ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
+        """Create the collection if missing, open it otherwise, and bind this store to it.
+
+        Raises ``VectorStoreError`` if it exists with other ``dims`` or ``metric``.
+        """
+
+    @abstractmethod
+    def upsert(self, records: Sequence[VectorRecord]) -> None:
+        """Insert or replace ``records`` (idempotent by id)."""
+
+    @abstractmethod
+    def search(
+        self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
+    ) -> list[SearchHit]:
+        """The ``top_k`` records most similar to ``vector`` that match ``filter``."""
+
+    @abstractmethod
+    def get(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredRecord]:
+        """The existing records among ``ids``, in the order asked."""
+
+    @abstractmethod
+    def delete(self, ids: Sequence[str]) -> None:
+        """Delete ``ids``; missing ids are ignored."""
+
+    @abstractmethod
+    def update(
+        self, id: str, *, vector: Sequence[float] | None = None, payload: Payload | None = None
+    ) -> None:
+        """Replace the vector and/or the whole payload of ``id``; ``NotFound`` if missing."""
+
+    @abstractmethod
+    def list(
+        self, *, filter: FilterNode | None = None, limit: int = 100, cursor: str | None = None
+    ) -> Page:
+        """One page of the records matching ``filter``."""
+
+    @abstractmethod
+    def count(self, *, filter: FilterNode | None = None) -> int:
+        """How many records match ``filter``."""
+
+    @abstractmethod
+    def drop_collection(self) -> None:
+        """Delete the bound collection and all its records; the store stays bound and the
+        collection is recreated empty by the next ``ensure_collection``."""
+
+    def keyword_search(
+        self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
+    ) -> list[SearchHit]:
+        """Keyword (BM25-like) search; only when ``capabilities.keyword_search``."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement keyword_search")
+
+    def close(self) -> None:  # noqa: B027 - optional hook, default does nothing
+        """Flush and release the engine. Idempotent."""

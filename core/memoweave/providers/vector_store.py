@@ -32,9 +32,10 @@ Semantics every implementation must honour (checked by ``memoweave.testing``):
 - ``filter`` is a parsed :mod:`memoweave.filters` AST (or ``None``); results must agree
   with :func:`memoweave.filters.evaluate`. Translate what the engine supports natively and
   post-filter the rest with the reference evaluator if you must, never silently ignore it.
-- ``keyword_search`` exists only when ``capabilities.keyword_search``; it ranks by a
-  keyword relevance score (BM25 or similar), higher is better, and only returns records
-  that share at least one term with ``text``.
+- ``keyword_search`` exists only when ``capabilities.keyword_search``; it ranks records by
+  a keyword relevance score (BM25 or similar) of their ``payload[TEXT_FIELD]`` (the memory
+  text, key ``"memory"``), higher is better, and only returns records that share at least
+  one term with ``text``.
 - ``close`` is idempotent; a persistent store (``capabilities.persistent``) reopened on the
   same location sees everything written before ``close``.
 - Engine failures raise :class:`memoweave.errors.VectorStoreError` with the engine's message.
@@ -50,6 +51,10 @@ from typing import Any, Literal
 from memoweave.filters.ast import FilterNode
 
 Metric = Literal["cosine", "dot", "euclidean"]
+TEXT_FIELD = "memory"
+"""The payload key holding the memory text (mem0's name), used by ``keyword_search``."""
+SCOPE_KEYS: tuple[str, ...] = ("user_id", "agent_id", "run_id", "actor_id")
+"""Payload keys the core filters on in every call; stores should index them."""
 Payload = dict[str, Any]
 
 

@@ -1,0 +1,150 @@
+"""What every memory command shares: ``--config``, the scope options, ``--json``, opening
+the ``Memory`` and parsing JSON-valued options into typed errors.
+
+Without ``--config`` (or ``$MEMOWEAVE_CONFIG``) a command runs on the embedded default
+stack: the ``qdrant`` store in edge mode and the ``onnx`` embedder, both under
+``$MEMOWEAVE_HOME`` (else ``~/.memoweave``). A missing plugin surfaces as
+``error[provider_not_found]`` with the ``pip install`` hint.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from memoweave.errors import FilterError, ValidationError
+from memoweave.memory.api import Memory
+from memoweave.memory.defaults import default_vector_store
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class ScopeArgs:
+    """The ``--user-id`` / ``--agent-id`` / ``--run-id`` options of one command."""
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+
+    def kwargs(self) -> dict[str, str]:
+        """The ids that were given, as keyword arguments for ``Memory`` methods."""
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+def config_option(func: F) -> F:
+    """``--config FILE`` (YAML), defaulting to ``$MEMOWEAVE_CONFIG``."""
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        envvar="MEMOWEAVE_CONFIG",
+        help="YAML configuration (default: $MEMOWEAVE_CONFIG, else the embedded stack).",
+    )(func)
+
+
+def scope_options(func: F) -> F:
+    """``--user-id``, ``--agent-id``, ``--run-id``, passed on as one ``scope`` argument."""
+
+    @functools.wraps(func)
+    def wrapper(
+        *args: Any, user_id: str | None, agent_id: str | None, run_id: str | None, **kw: Any
+    ) -> Any:
+        return func(*args, scope=ScopeArgs(user_id, agent_id, run_id), **kw)
+
+    for name in ("run_id", "agent_id", "user_id"):
+        wrapper = click.option(
+            f"--{name.replace('_', '-')}",
+            name,
+            default=None,
+            help=f"Scope: the {name.split('_')[0]} the memories belong to.",
+        )(wrapper)
+    return wrapper  # type: ignore[return-value]
+
+
+def json_option(func: F) -> F:
+    """``--json``: print the API's result as JSON instead of tables."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON (machine output).")(
+        func
+    )
+
+
+def default_config() -> dict[str, Any]:
+    """The embedded default stack as a configuration mapping (store and history on disk)."""
+    return {"vector_store": default_vector_store().model_dump()}
+
+
+@contextmanager
+def open_memory(config_path: Path | None) -> Iterator[Memory]:
+    """A ``Memory`` from ``config_path`` (or the embedded stack), closed afterwards."""
+    memory = Memory(str(config_path) if config_path is not None else default_config())
+    try:
+        yield memory
+    finally:
+        memory.close()
+
+
+def echo_json(value: Any) -> None:
+    """Print ``value`` as indented JSON (non-ASCII kept readable)."""
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def parse_json_option(option: str, text: str | None, *, error: type = ValidationError) -> Any:
+    """Parse the JSON given to ``option``; a syntax error becomes ``error`` (typed)."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{option} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            hint=f"Quote the whole value, e.g. {option} "
+            + ("'{\"category\": \"travel\"}'" if option == "--filter" else "'{\"key\": 1}'"),
+            details={"option": option},
+        ) from exc
+
+
+def parse_filter_option(text: str | None) -> dict[str, Any] | None:
+    """``--filter JSON`` as a mapping (validated further by ``Memory.search``)."""
+    value = parse_json_option("--filter", text, error=FilterError)
+    if value is not None and not isinstance(value, dict):
+        raise FilterError(
+            f"--filter must be a JSON object, got {type(value).__name__}",
+            details={"path": "<root>", "option": "--filter"},
+        )
+    return value
+
+
+def parse_metadata(pairs: tuple[str, ...], as_json: str | None) -> dict[str, Any] | None:
+    """Merge ``--metadata-json`` with ``--metadata KEY=VALUE`` pairs (pairs win).
+
+    A VALUE that parses as JSON (numbers, true/false, lists) keeps its type; anything else
+    is a string.
+    """
+    metadata = parse_json_option("--metadata-json", as_json)
+    if metadata is not None and not isinstance(metadata, dict):
+        raise ValidationError(
+            f"--metadata-json must be a JSON object, got {type(metadata).__name__}",
+            hint="Pass --metadata-json '{\"topic\": \"travel\"}'.",
+        )
+    merged: dict[str, Any] = dict(metadata or {})
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValidationError(
+                f"--metadata expects KEY=VALUE, got {pair!r}",
+                hint="Pass --metadata topic=travel (repeat the option for more keys).",
+            )
+        try:
+            value: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        merged[key.strip()] = value
+    return merged or None

@@ -1,0 +1,128 @@
+"""``memoweave add`` and ``memoweave delete``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from memoweave.cli.common import (
+    ScopeArgs,
+    config_option,
+    echo_json,
+    json_option,
+    open_memory,
+    parse_metadata,
+    scope_options,
+)
+from memoweave.cli.render import add_table
+from memoweave.errors import ValidationError
+
+
+def _read_text(text: str | None) -> str:
+    """The TEXT argument, or stdin when it is ``-`` or omitted (and stdin is not a TTY)."""
+    if text is not None and text != "-":
+        return text
+    stream = click.get_text_stream("stdin")
+    if text is None and stream.isatty():
+        raise ValidationError(
+            "no text to add", hint="Pass the text as an argument or pipe it on stdin."
+        )
+    return stream.read()
+
+
+@click.command()
+@click.argument("text", required=False)
+@config_option
+@scope_options
+@click.option(
+    "--infer/--no-infer",
+    default=True,
+    show_default=True,
+    help="Extract facts (LLM, or the offline extractor) or store the text verbatim.",
+)
+@click.option(
+    "--role",
+    type=click.Choice(["user", "assistant"]),
+    default="user",
+    show_default=True,
+    help="Who said the text.",
+)
+@click.option("--metadata", "metadata_pairs", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("--metadata-json", help="Metadata as one JSON object.")
+@click.option("--observed-at", help="When the text was said (ISO 8601); default: now.")
+@json_option
+def add(
+    text: str | None,
+    config_path: Path | None,
+    scope: ScopeArgs,
+    infer: bool,
+    role: str,
+    metadata_pairs: tuple[str, ...],
+    metadata_json: str | None,
+    observed_at: str | None,
+    as_json: bool,
+) -> None:
+    """Add TEXT (or stdin) to the memories of the scope."""
+    metadata = parse_metadata(metadata_pairs, metadata_json)
+    content = _read_text(text)
+    with open_memory(config_path) as memory:
+        result = memory.add(
+            [{"role": role, "content": content}],
+            metadata=metadata,
+            infer=infer,
+            observed_at=observed_at,
+            **scope.kwargs(),
+        )
+    if as_json:
+        echo_json(result)
+        return
+    console = Console()
+    if not result["results"]:
+        console.print("Nothing new to remember (no facts found, or all already known).")
+        return
+    console.print(add_table(result["results"]))
+
+
+@click.command()
+@click.argument("memory_id", required=False)
+@config_option
+@scope_options
+@click.option("--all", "delete_all", is_flag=True, help="Delete every memory of the scope.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation with --all.")
+@json_option
+def delete(
+    memory_id: str | None,
+    config_path: Path | None,
+    scope: ScopeArgs,
+    delete_all: bool,
+    yes: bool,
+    as_json: bool,
+) -> None:
+    """Delete MEMORY_ID, or with --all every memory of the scope (recorded in history)."""
+    if (memory_id is None) == (not delete_all):
+        raise ValidationError(
+            "pass either MEMORY_ID or --all",
+            hint="memoweave delete <id>, or memoweave delete --all --user-id <id>.",
+        )
+    if delete_all and not scope.kwargs():
+        raise ValidationError(
+            "--all needs a scope", hint="Pass --user-id, --agent-id and/or --run-id."
+        )
+    if delete_all and not yes:
+        described = ", ".join(f"{k}={v}" for k, v in scope.kwargs().items())
+        click.confirm(f"Delete every memory of {described}?", abort=True, err=True)
+    with open_memory(config_path) as memory:
+        result: dict[str, Any]
+        if delete_all:
+            result = memory.delete_all(**scope.kwargs())
+        else:
+            assert memory_id is not None
+            result = memory.delete(memory_id, **scope.kwargs())
+    if as_json:
+        echo_json(result)
+    else:
+        click.echo(result["message"])
+

@@ -1,0 +1,109 @@
+"""The memoweave configuration models (pydantic v2, unknown fields rejected).
+
+``MemoryConfig`` is the whole configuration; each provider is a :class:`ProviderSpec`
+(``provider`` name + that provider's own ``config`` mapping, validated later against the
+plugin's ``config_model`` by :func:`memoweave.config.validate_providers`).
+
+Adding a section is one line in :class:`MemoryConfig`, e.g.
+``extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)`` with
+``ExtractionConfig`` a :class:`ConfigModel` defined in its own module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, PrivateAttr
+from pydantic import ValidationError as PydanticValidationError
+
+from memoweave.config.base import ConfigModel, raw_validation_errors
+from memoweave.config.diagnostics import Locator, config_error, from_pydantic
+from memoweave.config.interpolate import interpolate
+from memoweave.config.sections import ExtractionConfig, RetrievalConfig
+from memoweave.config.yaml_source import read_yaml
+
+
+class ProviderSpec(ConfigModel):
+    """Which provider to use and its own configuration."""
+
+    provider: str = Field(min_length=1, description="Registered provider name, e.g. 'qdrant'.")
+    config: dict[str, Any] = Field(
+        default_factory=dict, description="Provider settings, validated by the plugin."
+    )
+
+
+def _default_vector_store() -> ProviderSpec:
+    return ProviderSpec(provider="memory")
+
+
+class MemoryConfig(ConfigModel):
+    """Configuration of a ``Memory``; build it with :meth:`from_yaml` or :meth:`from_dict`."""
+
+    vector_store: ProviderSpec = Field(default_factory=_default_vector_store)
+    embedder: ProviderSpec | None = None
+    llm: ProviderSpec | None = None
+    reranker: ProviderSpec | None = None
+    history_db_path: str | None = None
+    collection_name: str = Field(default="memoweave", min_length=1)
+    version: str = "v1"
+    extraction: ExtractionConfig = Field(default_factory=lambda: ExtractionConfig())
+    retrieval: RetrievalConfig = Field(default_factory=lambda: RetrievalConfig())
+
+    _source: str | None = PrivateAttr(default=None)
+    _locate: Locator | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> str | None:
+        """The file this configuration was read from, if any."""
+        return self._source
+
+    @property
+    def locator(self) -> Locator | None:
+        """Maps a location to its line in :attr:`source` (YAML files only, else ``None``)."""
+        return self._locate
+
+    def provider_specs(self) -> dict[str, ProviderSpec]:
+        """The configured providers by kind (``llm``, ``embedder``, ``vector_store``,
+        ``reranker``); unset ones are omitted."""
+        specs = {
+            "llm": self.llm,
+            "embedder": self.embedder,
+            "vector_store": self.vector_store,
+            "reranker": self.reranker,
+        }
+        return {kind: spec for kind, spec in specs.items() if spec is not None}
+
+    @classmethod
+    def from_dict(cls, mapping: Mapping[str, Any], *, source: str | None = None) -> MemoryConfig:
+        """Validate ``mapping`` after ``${VAR}`` interpolation.
+
+        Raises:
+            ConfigError: the message names the dotted path, ``source`` and the reason.
+        """
+        return cls._build(mapping, source=source, locate=None)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> MemoryConfig:
+        """Read, interpolate and validate a YAML file (errors name the file and line)."""
+        data, locate = read_yaml(path)
+        return cls._build(data, source=str(path), locate=locate)
+
+    @classmethod
+    def _build(
+        cls, mapping: Mapping[str, Any], *, source: str | None, locate: Locator | None
+    ) -> MemoryConfig:
+        if not isinstance(mapping, Mapping):
+            raise config_error(
+                f"expected a mapping, got {type(mapping).__name__}", path="<root>", file=source
+            )
+        data = interpolate(mapping, file=source, locate=locate)
+        try:
+            with raw_validation_errors():
+                config = cls.model_validate(data)
+        except PydanticValidationError as exc:
+            raise from_pydantic(exc, model=cls, file=source, locate=locate) from exc
+        config._source = source
+        config._locate = locate
+        return config

@@ -1,0 +1,52 @@
+"""The ``extraction`` and ``retrieval`` sections of ``MemoryConfig``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from memoweave.config.base import ConfigModel
+
+
+class ExtractionConfig(ConfigModel):
+    """How ``add(infer=True)`` turns messages into memories."""
+
+    strategy: Literal["additive", "decide"] = Field(
+        default="additive",
+        description="additive: one LLM call that extracts new facts and marks superseded ones; "
+        "decide: extract facts, then ADD/UPDATE/DELETE/NONE over related memories.",
+    )
+    window_messages: int = Field(
+        default=6, ge=0, le=100, description="Earlier messages of the scope shown to the LLM."
+    )
+    related_limit: int = Field(
+        default=10, ge=0, le=100, description="Related existing memories shown to the LLM."
+    )
+    custom_instructions: str | None = Field(
+        default=None, description="Extra rules appended to the extraction prompt."
+    )
+    max_repair_attempts: int = Field(
+        default=1,
+        ge=0,
+        le=3,
+        description="Retries that carry the validation error back to the LLM.",
+    )
+
+
+class RetrievalConfig(ConfigModel):
+    """How ``search`` ranks memories."""
+
+    candidates: int = Field(
+        default=50, ge=1, le=1000, description="Candidates taken from each signal before fusion."
+    )
+    fusion: Literal["rrf", "weighted"] = "rrf"
+    rrf_k: int = Field(default=60, ge=1)
+    dense_weight: float = Field(default=1.0, ge=0)
+    keyword_weight: float = Field(default=1.0, ge=0)
+    entity_weight: float = Field(default=0.5, ge=0)
+    time_weight: float = Field(default=0.3, ge=0)
+    recency_weight: float = Field(default=0.0, ge=0)
+    rerank_top_n: int = Field(
+        default=20, ge=1, le=200, description="Fused results passed to the reranker."
+    )

@@ -1,0 +1,347 @@
+"""The built-in in-memory vector store (provider name ``memory``).
+
+Exact (brute-force) search with numpy when it is importable, pure Python otherwise; filters
+are applied with the reference evaluator, so results agree with
+:func:`memoweave.filters.evaluate` by construction. ``keyword_search`` is Okapi BM25 over
+the payload's ``"memory"`` string (the key the Memory layer stores the memory text under).
+
+Order: ``list`` returns records in first-insertion order (re-upserting an id keeps its
+place); the cursor survives deletions between pages. Payloads and vectors are copied on the
+way in and on the way out, so neither the caller's objects nor the store can be changed
+through an alias. All methods are serialised by one re-entrant lock.
+
+Persistence (``path`` set): all collections live in one JSON file at ``path`` (or
+``<path>/memoweave-memory.json`` when ``path`` is an existing directory) holding, per
+collection name, dims, metric, ids, payloads and the vectors as one base64 block of
+little-endian float64. The file is read once, by the first ``ensure_collection``, and
+rewritten atomically (temp file + fsync + ``os.replace``) after every write and on
+``close``. A rewrite costs O(store size), so the persistent mode suits tests, demos and
+stores up to tens of thousands of records; one store instance should own a file at a time.
+If a save fails, the collection is restored from the last good file and
+``VectorStoreError`` is raised, so memory and disk stay consistent.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from memoweave.errors import ConfigError, NotFound, VectorStoreError
+from memoweave.filters import FilterNode, compile_filter, parse_filter
+from memoweave.providers.vector_store import (
+    Metric,
+    Page,
+    Payload,
+    SearchHit,
+    StoreCapabilities,
+    StoredRecord,
+    VectorRecord,
+    VectorStore,
+)
+from memoweave.stores._checks import (
+    check_id,
+    check_ids,
+    check_payload,
+    clone,
+    decode_cursor,
+    encode_cursor,
+    fail,
+    positive,
+)
+from memoweave.stores._collection import (
+    METRICS,
+    Collection,
+    decode_collection,
+    encode_collection,
+    read_store_file,
+    write_store_file,
+)
+from memoweave.stores._vectors import check_vector
+from memoweave.stores.memory_config import InMemoryStoreConfig
+
+DEFAULT_FILE_NAME = "memoweave-memory.json"
+_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\Z")
+
+
+class InMemoryVectorStore(VectorStore):
+    """A :class:`VectorStore` kept in process memory, optionally saved to ``config.path``."""
+
+    def __init__(self, config: InMemoryStoreConfig | Mapping[str, Any] | None = None) -> None:
+        if config is None:
+            config = InMemoryStoreConfig()
+        elif isinstance(config, Mapping):
+            try:
+                config = InMemoryStoreConfig.model_validate(dict(config))
+            except pydantic.ValidationError as exc:
+                raise ConfigError(
+                    f"invalid memory store config: {exc.errors()[0]['msg']} "
+                    f"at {'.'.join(map(str, exc.errors()[0]['loc']))}",
+                    hint="The memory store accepts only 'path' (a file or directory, or null).",
+                ) from exc
+        elif not isinstance(config, InMemoryStoreConfig):
+            raise fail(f"config must be an InMemoryStoreConfig, got {type(config).__name__}")
+        self.config = config
+        self._file = _store_file(config.path)
+        self.capabilities = StoreCapabilities(keyword_search=True, persistent=bool(self._file))
+        self._saved: dict[str, Any] | None = None  # file entries not loaded into memory
+        self._lock = threading.RLock()
+        self._collections: dict[str, Collection] = {}
+        self._bound: tuple[str, int, str] | None = None
+        self._closed = False
+
+    # -- binding -------------------------------------------------------------------------
+
+    def ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
+        """Create or open collection ``name`` and bind to it; dims/metric must match."""
+        if not isinstance(name, str) or not _NAME_RE.match(name):
+            raise fail(
+                f"invalid collection name {name!r}",
+                "Use 1-200 letters, digits, '_', '-' or '.', not starting with '-' or '.'.",
+            )
+        if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
+            raise fail(f"dims must be a positive int, got {dims!r}")
+        if metric not in METRICS:
+            raise fail(f"unknown metric {metric!r}; use one of {', '.join(METRICS)}")
+        with self._lock:
+            self._check_open()
+            coll = self._collections.get(name) or self._load(name)
+            if coll is None:
+                coll = self._collections[name] = Collection(name, dims, metric)
+                self._commit(coll)
+            self._collections[name] = coll
+            if (coll.dims, coll.metric) != (dims, metric):
+                raise fail(
+                    f"collection {name!r} exists with dims={coll.dims}, metric={coll.metric!r};"
+                    f" asked for dims={dims}, metric={metric!r}",
+                    "Use the collection's dims and metric, or drop it / pick another name.",
+                    collection=name,
+                )
+            self._bound = (name, dims, metric)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise fail("the store is closed", "Create a new store instance.")
+
+    def _reading(self) -> Collection:
+        """The bound collection (an empty stand-in if it was dropped)."""
+        self._check_open()
+        if self._bound is None:
+            raise fail("no collection bound", "Call ensure_collection(name, dims) first.")
+        name, dims, metric = self._bound
+        return self._collections.get(name) or Collection(name, dims, metric)
+
+    def _writing(self) -> Collection:
+        """The bound collection, recreated empty if it was dropped."""
+        coll = self._reading()
+        self._collections[coll.name] = coll
+        return coll
+
+    # -- writes --------------------------------------------------------------------------
+
+    def upsert(self, records: Sequence[VectorRecord]) -> None:
+        """Insert or replace ``records``; all are validated before any is written."""
+        with self._lock:
+            coll = self._writing()
+            if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Sequence):
+                raise fail(f"records must be a list of VectorRecord, got {type(records).__name__}")
+            checked = []
+            for i, rec in enumerate(records):
+                if not isinstance(rec, VectorRecord):
+                    raise fail(f"records[{i}] is {type(rec).__name__}, not a VectorRecord")
+                check_id(rec.id)
+                vector = self._vector(rec.vector, coll.dims, f"records[{i}].vector")
+                checked.append((rec.id, vector, check_payload(rec.payload, f"records[{i}]")))
+            if not checked:
+                return
+            for id, vector, payload in checked:
+                coll.put(id, vector, payload)
+            self._commit(coll)
+
+    def update(
+        self, id: str, *, vector: Sequence[float] | None = None, payload: Payload | None = None
+    ) -> None:
+        """Replace the vector and/or whole payload of ``id``; ``NotFound`` if it is missing."""
+        with self._lock:
+            coll = self._writing()
+            check_id(id)
+            row = coll.row_of.get(id)
+            if row is None:
+                raise NotFound(f"no record with id {id!r} in collection {coll.name!r}")
+            new_vector = None if vector is None else self._vector(vector, coll.dims, "vector")
+            new_payload = None if payload is None else check_payload(payload, "payload")
+            if new_vector is None and new_payload is None:
+                return
+            if new_vector is not None:
+                coll.table.set(row, new_vector)
+            if new_payload is not None:
+                coll.payloads[row] = new_payload
+                coll.index_text(id, new_payload)
+            self._commit(coll)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Delete ``ids``; unknown ids are ignored."""
+        with self._lock:
+            coll = self._writing()
+            ids = check_ids(ids)
+            if any(id in coll.row_of for id in ids):
+                for id in ids:
+                    coll.remove(id)
+                self._commit(coll)
+
+    def drop_collection(self) -> None:
+        """Delete the bound collection (and its file); the binding is kept."""
+        with self._lock:
+            coll = self._reading()
+            self._collections.pop(coll.name, None)
+            self._unloaded().pop(coll.name, None)
+            self._save()
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def search(
+        self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
+    ) -> list[SearchHit]:
+        """The ``top_k`` most similar records matching ``filter``, best first."""
+        with self._lock:
+            coll = self._reading()
+            query = self._vector(vector, coll.dims, "query vector")
+            k = positive(top_k, "top_k")
+            node = parse_filter(filter)
+            rows = None if node is None else coll.live_rows(compile_filter(node))
+            if (rows is None and not coll.row_of) or rows == []:
+                return []
+            return [
+                SearchHit(id=coll.ids[row], score=score, payload=clone(coll.payloads[row]))  # type: ignore[arg-type]
+                for row, score in coll.table.top_k(query, coll.metric, k, rows)
+            ]
+
+    def keyword_search(
+        self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
+    ) -> list[SearchHit]:
+        """BM25 ranking of records whose ``"memory"`` text shares a term with ``text``."""
+        with self._lock:
+            coll = self._reading()
+            if not isinstance(text, str):
+                raise fail(f"text must be a string, got {type(text).__name__}")
+            k = positive(top_k, "top_k")
+            predicate = compile_filter(parse_filter(filter))
+
+            def accept(id: Any) -> bool:
+                return predicate(coll.payloads[coll.row_of[id]])  # type: ignore[arg-type]
+
+            return [
+                SearchHit(id=id, score=score, payload=clone(coll.payloads[coll.row_of[id]]))
+                for id, score in coll.bm25.search(text, k, accept)
+            ]
+
+    def get(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredRecord]:
+        """The existing records among ``ids``, in the order asked."""
+        with self._lock:
+            coll = self._reading()
+            rows = [(id, coll.row_of.get(id)) for id in check_ids(ids)]
+            return [self._record(coll, row, with_vectors) for _, row in rows if row is not None]
+
+    def list(
+        self, *, filter: FilterNode | None = None, limit: int = 100, cursor: str | None = None
+    ) -> Page:
+        """One page of matching records in insertion order; ``next_cursor`` ``None`` at the end."""
+        with self._lock:
+            coll = self._reading()
+            limit = positive(limit, "limit")
+            predicate = compile_filter(parse_filter(filter))
+            start = bisect_right(coll.seqs, decode_cursor(cursor))
+            out: list[StoredRecord] = []
+            last = -1
+            for row in range(start, len(coll.payloads)):
+                payload = coll.payloads[row]
+                if payload is None or not predicate(payload):
+                    continue
+                if len(out) == limit:
+                    return Page(out, encode_cursor(coll.seqs[last]))
+                out.append(self._record(coll, row, False))
+                last = row
+            return Page(out, None)
+
+    def count(self, *, filter: FilterNode | None = None) -> int:
+        """How many records match ``filter``."""
+        with self._lock:
+            coll = self._reading()
+            node = parse_filter(filter)
+            if node is None:
+                return len(coll.row_of)
+            return len(coll.live_rows(compile_filter(node)))
+
+    def close(self) -> None:
+        """Save (when persistent) and release the data. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                self._save()
+            finally:
+                self._closed = True
+                self._collections.clear()
+
+    # -- helpers -------------------------------------------------------------------------
+
+    @staticmethod
+    def _record(coll: Collection, row: int, with_vectors: bool) -> StoredRecord:
+        vector = coll.table.get(row) if with_vectors else None
+        return StoredRecord(id=coll.ids[row], payload=clone(coll.payloads[row]), vector=vector)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _vector(values: Any, dims: int, what: str) -> list[float]:
+        try:
+            return check_vector(values, dims)
+        except ValueError as exc:
+            hint = "Embed with the dims the collection was created with."
+            raise fail(f"{what}: {exc}", hint) from None
+
+    def _commit(self, coll: Collection) -> None:
+        """Save after a write to ``coll``; on failure restore its last saved state and raise."""
+        try:
+            self._save()
+        except VectorStoreError:
+            assert self._file is not None
+            entry = read_store_file(self._file).get(coll.name)
+            if entry is None:
+                self._collections.pop(coll.name, None)
+            else:
+                self._collections[coll.name] = decode_collection(coll.name, entry, self._file)
+            raise
+
+    def _unloaded(self) -> dict[str, Any]:
+        """Entries of the store file not loaded into memory (read on first use)."""
+        if self._saved is None:
+            self._saved = read_store_file(self._file) if self._file is not None else {}
+        return self._saved
+
+    def _load(self, name: str) -> Collection | None:
+        entry = self._unloaded().pop(name, None)
+        if entry is None or self._file is None:
+            return None
+        return decode_collection(name, entry, self._file)
+
+    def _save(self) -> None:
+        if self._file is None:
+            return
+        entries = dict(self._unloaded())
+        entries.update({name: encode_collection(c) for name, c in self._collections.items()})
+        write_store_file(self._file, entries)
+
+
+def _store_file(path: str | None) -> Path | None:
+    """The store file for config ``path`` (``memoweave-memory.json`` inside a directory)."""
+    if not path:
+        return None
+    resolved = Path(path).expanduser()
+    return resolved / DEFAULT_FILE_NAME if resolved.is_dir() else resolved
+
+
+__all__ = ["InMemoryStoreConfig", "InMemoryVectorStore"]

@@ -1,0 +1,20 @@
+"""Names of the kit modules whose asserts pytest rewrites (kept import-free on purpose)."""
+
+from __future__ import annotations
+
+KIT_MODULES: tuple[str, ...] = (
+    "memoweave.testing.guard",
+    "memoweave.testing.helpers",
+    "memoweave.testing.filter_cases",
+    "memoweave.testing.vs_base",
+    "memoweave.testing.vs_collection",
+    "memoweave.testing.vs_records",
+    "memoweave.testing.vs_search",
+    "memoweave.testing.vs_filters",
+    "memoweave.testing.vs_paging",
+    "memoweave.testing.vector_store",
+    "memoweave.testing.llm",
+    "memoweave.testing.embedder",
+    "memoweave.testing.reranker",
+    "memoweave.testing.model_base",
+)

@@ -1,0 +1,124 @@
+"""``RerankerConformance``: the standard suite every reranker plugin runs.
+
+Subclass it and override the ``reranker`` fixture. Flags: ``semantic = True`` enables the
+relevance check (real models); remote providers set ``remote = True`` and override
+``provider_for_url(self, base_url)``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memoweave.errors import MemoweaveError, RerankerError
+from memoweave.providers.reranker import RankedDocument, Reranker
+from memoweave.testing.guard import StandardTests
+from memoweave.testing.model_base import RemoteProviderSupport, check_http_500, check_unreachable
+
+QUERY = "Where does the user live?"
+DOCS = [
+    "The user enjoys playing tennis on weekends.",
+    "The user lives in Lisbon, Portugal.",
+    "Photosynthesis converts light into chemical energy.",
+    "The user's sister lives in Madrid.",
+    "Bananas are rich in potassium.",
+]
+
+
+def _check_ranking(ranked: object, docs: list[str], top_k: int) -> list[RankedDocument]:
+    assert isinstance(ranked, list), f"rerank returned {type(ranked).__name__}"
+    assert 1 <= len(ranked) <= min(top_k, len(docs)), f"{len(ranked)} results for top_k={top_k}"
+    assert all(isinstance(r, RankedDocument) for r in ranked)
+    indexes = [r.index for r in ranked]
+    assert len(set(indexes)) == len(indexes), f"duplicate indexes {indexes}"
+    for r in ranked:
+        assert 0 <= r.index < len(docs), f"index {r.index} out of range"
+        assert r.text == docs[r.index], f"text of index {r.index} is not the input document"
+        assert isinstance(r.score, float), f"score {r.score!r} is not a float"
+    scores = [r.score for r in ranked]
+    assert scores == sorted(scores, reverse=True), f"scores not descending: {scores}"
+    return ranked
+
+
+def _rerank_one(reranker: Reranker) -> object:
+    return reranker.rerank("q", ["a", "b"], 1)
+
+
+class RerankerConformance(RemoteProviderSupport, StandardTests):
+    """Every standard reranker test; override the ``reranker`` fixture."""
+
+    _kit_suite = True
+    semantic: bool = False
+
+    @pytest.fixture
+    def reranker(self) -> Reranker:
+        """Override me: yield a Reranker built through the registry."""
+        pytest.fail("Override the `reranker` fixture in your RerankerConformance subclass.")
+
+    def test_returns_top_k_sorted_with_input_indexes(self, reranker: Reranker) -> None:
+        """At most top_k results, best first, each index/text pointing at its input.
+
+        Troubleshooting: sort by score descending *before* slicing to ``top_k``; keep the
+        original position as ``index`` (not the rank); return Python floats.
+        """
+        _check_ranking(reranker.rerank(QUERY, DOCS, 3), DOCS, 3)
+
+    def test_top_k_above_document_count(self, reranker: Reranker) -> None:
+        """top_k larger than the number of documents returns each document at most once.
+
+        Troubleshooting: clamp ``top_k`` to ``len(documents)``.
+        """
+        _check_ranking(reranker.rerank(QUERY, DOCS[:2], 10), DOCS[:2], 10)
+
+    def test_empty_documents_return_empty_list(self, reranker: Reranker) -> None:
+        """rerank(q, [], k) returns [] without calling the model.
+
+        Troubleshooting: return early; models and servers often fail on an empty batch.
+        """
+        assert reranker.rerank(QUERY, [], 5) == []
+
+    def test_unicode_documents(self, reranker: Reranker) -> None:
+        """CJK, emoji and accented documents are ranked and mapped back correctly.
+
+        Troubleshooting: do not normalise or re-encode the texts you return; return the
+        input document itself as ``text``.
+        """
+        docs = ["東京に住んでいます", "emoji 🎉 party", "Straße in München", ""]
+        _check_ranking(reranker.rerank("どこに住んでいますか", docs, 4), docs, 4)
+
+    def test_relevant_document_ranks_first(self, reranker: Reranker) -> None:
+        """With ``semantic = True``: the answering document outranks unrelated ones.
+
+        Troubleshooting: check the (query, document) pair order your model expects and
+        that higher scores mean more relevant (negate distances).
+        """
+        if not self.semantic:
+            pytest.skip("semantic = False for this reranker")
+        ranked = _check_ranking(reranker.rerank(QUERY, DOCS, 5), DOCS, 5)
+        position = [r.index for r in ranked]
+        assert position.index(1) < position.index(2)
+        assert position.index(1) < position.index(4)
+
+    def test_invalid_top_k_is_rejected(self, reranker: Reranker) -> None:
+        """top_k < 1 raises a MemoweaveError.
+
+        Troubleshooting: validate arguments first and raise ``ValidationError``.
+        """
+        with pytest.raises(MemoweaveError):
+            reranker.rerank(QUERY, DOCS, 0)
+
+    def test_unreachable_server_raises_reranker_error(self) -> None:
+        """A closed 127.0.0.1 port raises RerankerError (remote providers).
+
+        Troubleshooting: wrap connection and timeout exceptions in ``RerankerError``.
+        """
+        check_unreachable(self, _rerank_one, RerankerError)
+
+    def test_http_500_raises_reranker_error_with_message(self) -> None:
+        """A server answering 500 raises RerankerError carrying the server's message.
+
+        Troubleshooting: include the response body's error text in the ``RerankerError``.
+        """
+        check_http_500(self, _rerank_one, RerankerError)
+
+
+__all__ = ["RerankerConformance"]

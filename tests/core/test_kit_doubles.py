@@ -1,0 +1,285 @@
+"""The model suites' own logic, exercised with the core's doubles and tiny real providers.
+
+The doubles are not providers, so no suite is *run* against them as a plugin would; instead
+each standard test method is called directly to show that it passes for a correct
+implementation and fails for a specific bug. The remote checks run against real sockets
+(a closed port and the kit's 500-server) through a minimal urllib client.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from memoweave.errors import LLMError, RerankerError, ValidationError
+from memoweave.providers.embedder import Purpose
+from memoweave.providers.llm import LLM, LLMCapabilities, LLMResponse, Message, Usage
+from memoweave.providers.reranker import RankedDocument, Reranker
+from memoweave.testing import (
+    ERROR_MARKER,
+    EmbedderConformance,
+    LLMConformance,
+    RerankerConformance,
+    error_server,
+    free_port,
+)
+from memoweave.testing.doubles import MALFORMED_JSON, HashingEmbedder, ScriptedLLM
+from memoweave.testing.guard import standard_test_names
+from memoweave.testing.llm import SCHEMA, schema_errors
+
+
+def _run_all(suite: Any, provider: Any) -> dict[str, str]:
+    """Call every provider-taking standard test of ``suite``; outcome per test name."""
+    outcomes: dict[str, str] = {}
+    for name in standard_test_names(type(suite)):
+        method = getattr(suite, name)
+        params = [p for p in method.__code__.co_varnames[1 : method.__code__.co_argcount]]
+        try:
+            method(*([provider] if params else []))
+            outcomes[name] = "passed"
+        except pytest.skip.Exception:
+            outcomes[name] = "skipped"
+        except (AssertionError, pytest.fail.Exception) as exc:
+            outcomes[name] = f"failed: {exc}"
+    return outcomes
+
+
+# --- embedder suite ---------------------------------------------------------------------
+
+
+class ReversingEmbedder(HashingEmbedder):
+    def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
+        return super().embed(texts, purpose=purpose)[::-1]
+
+
+class EmptyDroppingEmbedder(HashingEmbedder):
+    def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
+        return super().embed([t for t in texts if t] if isinstance(texts, list) else texts)
+
+
+class TupleEmbedder(HashingEmbedder):
+    def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
+        return [tuple(v) for v in super().embed(texts, purpose=purpose)]  # type: ignore[misc]
+
+
+def test_embedder_suite_passes_for_the_hashing_embedder() -> None:
+    outcomes = _run_all(EmbedderConformance(), HashingEmbedder(dims=32))
+    assert outcomes.pop("test_semantic_similarity") == "skipped"
+    assert outcomes.pop("test_unreachable_server_raises_embedding_error") == "skipped"
+    assert outcomes.pop("test_http_500_raises_embedding_error_with_message") == "skipped"
+    assert set(outcomes.values()) == {"passed"}, outcomes
+
+
+@pytest.mark.parametrize(
+    ("embedder", "failing"),
+    [
+        (ReversingEmbedder(), "test_batch_keeps_input_order"),
+        (EmptyDroppingEmbedder(), "test_unicode_and_empty_strings"),
+        (TupleEmbedder(), "test_dims_match_vectors"),
+    ],
+    ids=["reversed-batch", "drops-empty-strings", "tuples"],
+)
+def test_embedder_suite_catches_bugs(embedder: HashingEmbedder, failing: str) -> None:
+    assert _run_all(EmbedderConformance(), embedder)[failing].startswith("failed")
+
+
+# --- LLM suite --------------------------------------------------------------------------
+
+
+def _good_answer(messages: list[Message]) -> str:
+    text = json.dumps(messages)
+    if "JSON" in text:
+        return '{"city": "Lisbon", "population": 545000, "answer": "yes"}'
+    return "Blue."
+
+
+class ValidatingScriptedLLM(ScriptedLLM):
+    def generate(self, messages: list[Message], **kwargs: Any) -> LLMResponse:
+        if not messages:
+            raise ValidationError("messages must not be empty")
+        return super().generate(messages, **kwargs)
+
+
+def test_llm_suite_passes_for_a_correct_scripted_llm() -> None:
+    llm = ValidatingScriptedLLM(default=_good_answer)
+    outcomes = _run_all(LLMConformance(), llm)
+    assert outcomes.pop("test_unreachable_server_raises_llm_error") == "skipped"
+    assert outcomes.pop("test_http_500_raises_llm_error_with_message") == "skipped"
+    assert set(outcomes.values()) == {"passed"}, outcomes
+    assert len(llm.calls) <= 8  # the suite stays cheap for real models
+    assert all(c.kwargs["max_tokens"] and c.kwargs["max_tokens"] <= 96 for c in llm.calls)
+
+
+def test_llm_suite_requires_input_validation() -> None:
+    outcome = _run_all(LLMConformance(), ScriptedLLM(default=_good_answer))
+    assert outcome["test_empty_messages_are_rejected"].startswith("failed")
+
+
+@pytest.mark.parametrize(
+    ("llm", "failing"),
+    [
+        (ValidatingScriptedLLM(default=MALFORMED_JSON), "test_json_object_mode"),
+        (ValidatingScriptedLLM(default="[1, 2]"), "test_json_object_mode"),
+        (ValidatingScriptedLLM(default='{"population": "many"}'), "test_json_schema_mode"),
+        (ValidatingScriptedLLM(default="  "), "test_generate_text"),
+        (
+            ValidatingScriptedLLM(default=LLMResponse("x", usage=Usage(3, 50))),
+            "test_temperature_and_max_tokens_are_honoured",
+        ),
+    ],
+    ids=["malformed-json", "json-array", "schema-violation", "blank-text", "ignores-max-tokens"],
+)
+def test_llm_suite_catches_bugs(llm: ScriptedLLM, failing: str) -> None:
+    assert _run_all(LLMConformance(), llm)[failing].startswith("failed")
+
+
+def test_schema_mode_only_checks_json_without_native_schema_support() -> None:
+    llm = ValidatingScriptedLLM(
+        default='{"population": "many"}', capabilities=LLMCapabilities(json_schema=False)
+    )
+    assert _run_all(LLMConformance(), llm)["test_json_schema_mode"] == "passed"
+
+
+def test_schema_checker() -> None:
+    assert schema_errors({"city": "Lisbon", "population": 5}, SCHEMA) == []
+    assert schema_errors({"population": 5}, SCHEMA) == ["$: missing 'city'"]
+    assert schema_errors({"city": 1}, SCHEMA) == ["$.city: expected string, got int"]
+    assert schema_errors({"city": "x", "population": True}, SCHEMA)  # bool is not an integer
+    assert schema_errors([1], SCHEMA) == ["$: expected object, got list"]
+    items = {"type": "array", "items": {"type": "number", "enum": [1, 2.5]}}
+    assert schema_errors([1, 2.5], items) == []
+    assert schema_errors([3], items) == ["$[0]: 3 not in [1, 2.5]"]
+
+
+# --- remote checks against real sockets ---------------------------------------------------
+
+
+class UrllibLLM(LLM):
+    """A minimal OpenAI-style client; ``carry_message=False`` drops the server's message."""
+
+    def __init__(self, base_url: str, *, carry_message: bool = True) -> None:
+        self.url = base_url.rstrip("/") + "/v1/chat/completions"
+        self.carry_message = carry_message
+        self.closed = 0
+
+    def generate(self, messages: list[Message], **kwargs: Any) -> LLMResponse:
+        body = json.dumps({"messages": messages, "max_tokens": kwargs.get("max_tokens")})
+        request = urllib.request.Request(self.url, data=body.encode(), method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                data = json.load(response)
+        except urllib.error.HTTPError as exc:
+            detail = json.load(exc)["error"]["message"] if self.carry_message else ""
+            raise LLMError(f"HTTP {exc.code} from {self.url} {detail}".strip()) from exc
+        except OSError as exc:
+            raise LLMError(f"cannot reach {self.url}: {exc}") from exc
+        return LLMResponse(data["choices"][0]["message"]["content"])
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+class RemoteUrllibSuite(LLMConformance):
+    remote = True
+    carry_message = True
+
+    def provider_for_url(self, base_url: str) -> LLM:
+        return UrllibLLM(base_url, carry_message=self.carry_message)
+
+
+def test_remote_checks_pass_for_a_correct_client() -> None:
+    suite = RemoteUrllibSuite()
+    suite.test_unreachable_server_raises_llm_error()
+    suite.test_http_500_raises_llm_error_with_message()
+
+
+def test_remote_check_requires_the_server_message() -> None:
+    suite = RemoteUrllibSuite()
+    suite.carry_message = False
+    with pytest.raises(AssertionError, match=ERROR_MARKER):
+        suite.test_http_500_raises_llm_error_with_message()
+
+
+def test_remote_check_requires_typed_errors() -> None:
+    class Leaky(UrllibLLM):
+        def generate(self, messages: list[Message], **kwargs: Any) -> LLMResponse:
+            with urllib.request.urlopen(self.url, timeout=5):
+                raise AssertionError("unreachable")
+
+    class LeakySuite(LLMConformance):
+        remote = True
+
+        def provider_for_url(self, base_url: str) -> LLM:
+            return Leaky(base_url)
+
+    with pytest.raises(urllib.error.URLError):
+        LeakySuite().test_unreachable_server_raises_llm_error()
+
+
+def test_remote_flag_without_provider_for_url_is_explained() -> None:
+    class Forgetful(LLMConformance):
+        remote = True
+
+    with pytest.raises(NotImplementedError, match="provider_for_url"):
+        Forgetful().test_unreachable_server_raises_llm_error()
+
+
+def test_error_server_answers_500_with_the_marker_and_stops() -> None:
+    with error_server() as url:
+        for method in ("GET", "POST"):
+            request = urllib.request.Request(url + "/any/path", data=b"{}", method=method)
+            with pytest.raises(urllib.error.HTTPError) as info:
+                urllib.request.urlopen(request, timeout=5)
+            assert info.value.code == 500
+            body = json.load(info.value)
+            assert body["error"]["message"] == body["message"] == ERROR_MARKER
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(url, timeout=2)
+    assert 1024 <= free_port() <= 65535
+
+
+# --- reranker suite ---------------------------------------------------------------------
+
+
+class OverlapReranker(Reranker):
+    """Scores by shared lowercase words (a tiny real reranker)."""
+
+    descending = True
+
+    def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[RankedDocument]:
+        if top_k < 1:
+            raise RerankerError(f"top_k must be >= 1, got {top_k}")
+        words = set(re.findall(r"\w+", query.lower()))
+        scored = [
+            RankedDocument(i, d, float(len(words & set(re.findall(r"\w+", d.lower())))))
+            for i, d in enumerate(documents)
+        ]
+        scored.sort(key=lambda r: r.score, reverse=self.descending)
+        return scored[:top_k]
+
+
+class AscendingReranker(OverlapReranker):
+    descending = False
+
+
+class SemanticRerankerSuite(RerankerConformance):
+    semantic = True
+
+
+def test_reranker_suite_passes_for_a_correct_reranker() -> None:
+    outcomes = _run_all(SemanticRerankerSuite(), OverlapReranker())
+    assert outcomes.pop("test_unreachable_server_raises_reranker_error") == "skipped"
+    assert outcomes.pop("test_http_500_raises_reranker_error_with_message") == "skipped"
+    assert set(outcomes.values()) == {"passed"}, outcomes
+
+
+def test_reranker_suite_catches_ascending_order() -> None:
+    outcomes = _run_all(SemanticRerankerSuite(), AscendingReranker())
+    assert outcomes["test_returns_top_k_sorted_with_input_indexes"].startswith("failed")
+    assert outcomes["test_relevant_document_ranks_first"].startswith("failed")

@@ -20,7 +20,7 @@ implementation may accept a subset of the arguments below.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pluggy
 
@@ -44,7 +44,7 @@ def register_embedders(register: Register) -> None:
 
 @hookspec
 def register_vector_stores(register: Register) -> None:
-    """Register vector stores (objects implementing :class:`memoweave.providers.vector_store.VectorStore`)."""
+    """Register vector stores (implementing :class:`memoweave.providers.VectorStore`)."""
 
 
 @hookspec
@@ -58,4 +58,3 @@ HOOK_KINDS: dict[str, str] = {
     "register_vector_stores": "vector_store",
     "register_rerankers": "reranker",
 }
-

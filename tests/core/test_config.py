@@ -20,7 +20,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def test_defaults() -> None:
     config = MemoryConfig()
-    assert config.vector_store == ProviderSpec(provider="memory")
+    assert config.vector_store is None  # the embedded default, chosen by Memory
     assert (config.embedder, config.llm, config.reranker) == (None, None, None)
     assert (config.collection_name, config.version, config.history_db_path) == (
         "memoweave",
@@ -28,7 +28,7 @@ def test_defaults() -> None:
         None,
     )
     assert config.source is None
-    assert list(config.provider_specs()) == ["vector_store"]
+    assert list(config.provider_specs()) == []
 
 
 def test_yaml_with_interpolation_default_and_escape(

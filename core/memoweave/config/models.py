@@ -34,14 +34,12 @@ class ProviderSpec(ConfigModel):
     )
 
 
-def _default_vector_store() -> ProviderSpec:
-    return ProviderSpec(provider="memory")
-
-
 class MemoryConfig(ConfigModel):
     """Configuration of a ``Memory``; build it with :meth:`from_yaml` or :meth:`from_dict`."""
 
-    vector_store: ProviderSpec = Field(default_factory=_default_vector_store)
+    vector_store: ProviderSpec | None = Field(
+        default=None, description="None: the embedded default store under the memoweave home."
+    )
     embedder: ProviderSpec | None = None
     llm: ProviderSpec | None = None
     reranker: ProviderSpec | None = None

@@ -1,0 +1,5 @@
+"""The ``Memory`` API and its write pipeline."""
+
+from memoweave.memory.api import Memory
+
+__all__ = ["Memory"]

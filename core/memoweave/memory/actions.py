@@ -1,0 +1,90 @@
+"""What a write strategy decides, before anything is written.
+
+A strategy (``memoweave.memory.strategies.*``) reads the new messages, the related
+existing memories and the message window, and returns a list of actions. It never writes:
+the executor (:mod:`memoweave.memory.writer`) embeds all new texts in one batch, drops
+duplicates, and applies every action in one journaled write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, Union
+
+from memoweave.memory.messages import NormalizedMessage
+from memoweave.memory.scope import Scope
+
+
+@dataclass(frozen=True)
+class AddMemory:
+    """Store ``text`` as a new memory; ``supersedes`` lists existing ids it replaces."""
+
+    text: str
+    source_message_ids: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()
+    actor_id: str | None = None
+    role: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class UpdateMemory:
+    """Rewrite an existing memory in place (same id), e.g. to add detail."""
+
+    id: str
+    text: str
+    source_message_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SupersedeMemory:
+    """Replace existing memory ``id`` by a new memory with ``text`` (kept, marked superseded)."""
+
+    id: str
+    text: str
+    source_message_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SoftDeleteMemory:
+    """Hide existing memory ``id`` (an LLM-decided DELETE): kept, marked deleted."""
+
+    id: str
+
+
+Action = Union[AddMemory, UpdateMemory, SupersedeMemory, SoftDeleteMemory]
+
+
+@dataclass(frozen=True)
+class ExistingMemory:
+    """A related memory shown to the strategy."""
+
+    id: str
+    text: str
+    created_at: str | None = None
+
+
+@dataclass
+class ExtractionRequest:
+    """Everything a strategy may look at for one ``add`` call."""
+
+    messages: list[NormalizedMessage]
+    scope: Scope
+    observed_at: datetime
+    related: list[ExistingMemory]
+    window: list[NormalizedMessage]
+    custom_prompt: str | None = None
+    memory_type: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+class Strategy(Protocol):
+    """A write strategy: turns one ``add`` request into actions."""
+
+    name: str
+    needs_related: bool
+
+    def plan(self, request: ExtractionRequest) -> list[Action]:
+        """Decide the actions; raise ``LLMError`` / ``ValidationError`` on failure."""
+        ...

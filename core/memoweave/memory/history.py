@@ -1,0 +1,292 @@
+"""SQLite history: memory events, the per-scope message window and the write journal.
+
+One database file (WAL mode) holds three tables:
+
+- ``history``: one row per event (ADD, UPDATE, SUPERSEDE, DELETE) with the old and new
+  text, actor, role and timestamps. Rows are written ``pending`` by :meth:`begin` and become
+  visible only when :meth:`commit` flips them to ``committed``.
+- ``messages``: the conversation messages handed to ``add``, per scope, for the message
+  window that extraction prompts show.
+- ``journal``: one row per write in flight, holding the before-images needed to undo the
+  vector-store side. A row left behind by a crash is rolled back by the recovery in
+  :mod:`memoweave.memory.transaction`.
+
+The class does no vector-store I/O; it only knows SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memoweave.errors import HistoryError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS history (
+    id TEXT PRIMARY KEY,
+    memory_id TEXT NOT NULL,
+    old_memory TEXT,
+    new_memory TEXT,
+    event TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT,
+    is_deleted INTEGER NOT NULL DEFAULT 0,
+    actor_id TEXT,
+    role TEXT,
+    user_id TEXT,
+    agent_id TEXT,
+    run_id TEXT,
+    superseded_by TEXT,
+    op_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending'
+);
+CREATE INDEX IF NOT EXISTS history_memory ON history(memory_id, status, created_at, seq);
+CREATE INDEX IF NOT EXISTS history_op ON history(op_id);
+CREATE TABLE IF NOT EXISTS messages (
+    id TEXT PRIMARY KEY,
+    scope TEXT NOT NULL,
+    user_id TEXT,
+    agent_id TEXT,
+    run_id TEXT,
+    role TEXT NOT NULL,
+    name TEXT,
+    content TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    op_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending'
+);
+CREATE INDEX IF NOT EXISTS messages_scope ON messages(scope, status, created_at, seq);
+CREATE INDEX IF NOT EXISTS messages_op ON messages(op_id);
+CREATE TABLE IF NOT EXISTS journal (
+    op_id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    undo TEXT NOT NULL
+);
+"""
+
+_HISTORY_COLUMNS = (
+    "id", "memory_id", "old_memory", "new_memory", "event", "created_at", "updated_at",
+    "is_deleted", "actor_id", "role", "user_id", "agent_id", "run_id", "superseded_by",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class HistoryEvent:
+    """One history row to write."""
+
+    id: str
+    memory_id: str
+    event: str
+    created_at: str
+    old_memory: str | None = None
+    new_memory: str | None = None
+    updated_at: str | None = None
+    is_deleted: bool = False
+    actor_id: str | None = None
+    role: str | None = None
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    superseded_by: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """One conversation message kept for the message window."""
+
+    id: str
+    scope: str
+    role: str
+    content: str
+    created_at: str
+    name: str | None = None
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+
+
+class HistoryStore:
+    """The SQLite side of memoweave: history, message window and write journal.
+
+    Thread-safe (one connection guarded by a lock). ``path`` may be ``":memory:"``.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=10.0
+            )
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise HistoryError(f"cannot open history database {self.path}: {exc}") from exc
+        self._closed = False
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The underlying connection, for modules that keep tables beside the history."""
+        return self._conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Run a block in one SQLite transaction; errors become ``HistoryError``."""
+        with self._lock:
+            if self._closed:
+                raise HistoryError("the history database is closed", hint="Create a new Memory.")
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except BaseException as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise HistoryError(f"history database error: {exc}") from exc
+                raise
+
+    # -- the write protocol ---------------------------------------------------------------
+
+    def begin(
+        self,
+        conn: sqlite3.Connection,
+        op_id: str,
+        created_at: str,
+        undo: Sequence[dict[str, Any]],
+        events: Sequence[HistoryEvent],
+        messages: Sequence[StoredMessage] = (),
+    ) -> None:
+        """Inside a transaction: journal ``undo`` and write ``events``/``messages`` pending."""
+        conn.execute(
+            "INSERT INTO journal(op_id, created_at, undo) VALUES (?, ?, ?)",
+            (op_id, created_at, json.dumps(list(undo))),
+        )
+        conn.executemany(
+            f"INSERT INTO history({', '.join(_HISTORY_COLUMNS)}, op_id, seq, status) "
+            f"VALUES ({', '.join('?' * len(_HISTORY_COLUMNS))}, ?, ?, 'pending')",
+            [
+                (*(_event_value(e, c) for c in _HISTORY_COLUMNS), op_id, seq)
+                for seq, e in enumerate(events)
+            ],
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO messages(id, scope, user_id, agent_id, run_id, role, name, "
+            "content, created_at, op_id, seq, status) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
+            [
+                (
+                    m.id,
+                    m.scope,
+                    m.user_id,
+                    m.agent_id,
+                    m.run_id,
+                    m.role,
+                    m.name,
+                    m.content,
+                    m.created_at,
+                    op_id,
+                    seq,
+                )
+                for seq, m in enumerate(messages)
+            ],
+        )
+
+    def commit(self, conn: sqlite3.Connection, op_id: str) -> None:
+        """Inside a transaction: make ``op_id``'s rows visible and drop its journal entry."""
+        conn.execute("UPDATE history SET status='committed' WHERE op_id=?", (op_id,))
+        conn.execute("UPDATE messages SET status='committed' WHERE op_id=?", (op_id,))
+        conn.execute("DELETE FROM journal WHERE op_id=?", (op_id,))
+
+    def discard(self, conn: sqlite3.Connection, op_id: str) -> None:
+        """Inside a transaction: remove every trace of the uncommitted ``op_id``."""
+        conn.execute("DELETE FROM history WHERE op_id=? AND status='pending'", (op_id,))
+        conn.execute("DELETE FROM messages WHERE op_id=? AND status='pending'", (op_id,))
+        conn.execute("DELETE FROM journal WHERE op_id=?", (op_id,))
+
+    def pending_journal(self) -> list[tuple[str, list[dict[str, Any]]]]:
+        """Writes that began but never committed or discarded (left by a crash)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT op_id, undo FROM journal ORDER BY created_at"
+            ).fetchall()
+        return [(op_id, json.loads(undo)) for op_id, undo in rows]
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def events(self, memory_id: str) -> list[dict[str, Any]]:
+        """Committed events of one memory, oldest first, as mem0-shaped dicts."""
+        with self._lock:
+            cur = self._conn.execute(
+                f"SELECT {', '.join(_HISTORY_COLUMNS)} FROM history "
+                "WHERE memory_id=? AND status='committed' ORDER BY created_at, rowid",
+                (memory_id,),
+            )
+            rows = cur.fetchall()
+        return [
+            {**dict(zip(_HISTORY_COLUMNS, row, strict=True)), "is_deleted": bool(row[7])}
+            for row in rows
+        ]
+
+    def recent_messages(self, scope: str, limit: int) -> list[StoredMessage]:
+        """The last ``limit`` committed messages of ``scope``, oldest first."""
+        if limit <= 0:
+            return []
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id, scope, role, content, created_at, name FROM messages "
+                "WHERE scope=? AND status='committed' ORDER BY created_at DESC, seq DESC "
+                "LIMIT ?",
+                (scope, limit),
+            ).fetchall()
+        return [StoredMessage(*row) for row in reversed(rows)]
+
+    def recent_memory_ids(self, scope: dict[str, str], limit: int) -> list[str]:
+        """Ids of the scope's most recently added memories, newest first."""
+        if limit <= 0 or not scope:
+            return []
+        clauses = " AND ".join(f"{key}=?" for key in scope)
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT memory_id FROM history WHERE {clauses} AND event='ADD' "
+                "AND status='committed' ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                (*scope.values(), limit),
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def delete_scope_messages(self, conn: sqlite3.Connection, scope: dict[str, str]) -> None:
+        """Inside a transaction: drop the messages whose scope ids include ``scope``'s."""
+        if not scope:
+            raise ValueError("refusing to delete the messages of an empty scope")
+        clauses = " AND ".join(f"{key}=?" for key in scope)
+        conn.execute(f"DELETE FROM messages WHERE {clauses}", tuple(scope.values()))
+
+    def reset(self) -> None:
+        """Delete every row of every table."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM history")
+            conn.execute("DELETE FROM messages")
+            conn.execute("DELETE FROM journal")
+
+    def close(self) -> None:
+        """Close the connection. Idempotent."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._conn.close()
+
+
+def _event_value(event: HistoryEvent, column: str) -> Any:
+    value = getattr(event, column)
+    return int(value) if isinstance(value, bool) else value

@@ -1,0 +1,121 @@
+"""Stored payloads and the mem0-shaped items returned to callers.
+
+A memory's payload (what the vector store keeps) is flat: the system fields below plus
+the caller's metadata keys. Output items follow mem0's shape (``id``, ``memory``, ``hash``,
+``metadata``, ``score``, ``created_at``, ``updated_at``, scope keys, ``actor_id``, ``role``)
+plus memoweave's provenance and lifecycle fields.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from memoweave.errors import ValidationError
+from memoweave.memory.scope import IDENTITY_KEYS
+
+STATUS_ACTIVE = "active"
+STATUS_SUPERSEDED = "superseded"
+STATUS_DELETED = "deleted"
+
+SYSTEM_KEYS: frozenset[str] = frozenset(
+    {
+        "memory", "hash", "user_id", "agent_id", "run_id", "actor_id", "role",
+        "created_at", "updated_at", "created_ts", "observed_at", "observed_ts",
+        "source_message_ids", "valid_until", "superseded_by", "supersedes", "status",
+        "expiration_date", "expires_ts", "memory_type", "id", "score", "metadata",
+    }
+)  # fmt: skip
+"""Payload keys memoweave owns; metadata may not use them."""
+
+_OUTPUT_KEYS = (
+    "user_id", "agent_id", "run_id", "actor_id", "role", "memory_type", "source_message_ids",
+    "observed_at", "valid_until", "superseded_by", "supersedes", "expiration_date",
+)  # fmt: skip
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+MAX_METADATA_BYTES = 16_384
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(timezone.utc)
+
+
+def iso(moment: datetime) -> str:
+    """ISO 8601 with timezone."""
+    return moment.astimezone(timezone.utc).isoformat()
+
+
+def text_hash(text: str) -> str:
+    """mem0's content hash: md5 of the memory text."""
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def validate_metadata(metadata: Any) -> dict[str, Any]:
+    """Check caller metadata: a dict of identifier keys, no system or identity keys."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise ValidationError(
+            f"metadata must be a dict, got {type(metadata).__name__}",
+            hint="Pass metadata={'key': 'value'}.",
+        )
+    for key in metadata:
+        if not isinstance(key, str) or not _KEY.match(key):
+            raise ValidationError(
+                f"metadata key {key!r} is not an identifier",
+                hint="Use keys of letters, digits and underscores, starting with a letter.",
+            )
+        if key in IDENTITY_KEYS or key == "actor_id":
+            raise ValidationError(
+                f"metadata cannot set the identity key {key!r}",
+                hint=f"Pass {key} as its own argument; identity never comes from metadata.",
+            )
+        if key in SYSTEM_KEYS:
+            raise ValidationError(
+                f"metadata key {key!r} is reserved by memoweave",
+                hint="Rename the key, e.g. prefix it with 'app_'.",
+            )
+
+    try:
+        size = len(json.dumps(dict(metadata), ensure_ascii=False).encode("utf-8"))
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(
+            f"metadata is not JSON-serialisable: {exc}",
+            hint="Use strings, numbers, booleans, lists and dicts only.",
+        ) from exc
+    if size > MAX_METADATA_BYTES:
+        raise ValidationError(
+            f"metadata is {size} bytes; the limit is {MAX_METADATA_BYTES}",
+            hint="Keep large data in your own database and store a key here.",
+        )
+    return dict(metadata)
+
+
+def metadata_of(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The caller's metadata inside a stored payload."""
+    return {k: v for k, v in payload.items() if k not in SYSTEM_KEYS}
+
+
+def to_item(
+    memory_id: str, payload: Mapping[str, Any], score: float | None = None
+) -> dict[str, Any]:
+    """The mem0-shaped dict for one stored memory."""
+    item: dict[str, Any] = {
+        "id": memory_id,
+        "memory": payload.get("memory", ""),
+        "hash": payload.get("hash"),
+        "metadata": metadata_of(payload),
+        "created_at": payload.get("created_at"),
+        "updated_at": payload.get("updated_at"),
+    }
+    if score is not None:
+        item["score"] = score
+    for key in _OUTPUT_KEYS:
+        if payload.get(key) is not None:
+            item[key] = payload[key]
+    return item

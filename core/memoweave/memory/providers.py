@@ -1,0 +1,133 @@
+"""Building the providers a ``Memory`` runs on, from configuration or ready instances."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memoweave.config.models import MemoryConfig, ProviderSpec
+from memoweave.config.sections import ExtractionConfig, RetrievalConfig
+from memoweave.errors import ValidationError
+from memoweave.memory.defaults import default_embedder, default_history_path, default_vector_store
+from memoweave.memory.history import HistoryStore
+from memoweave.memory.keyword_index import KeywordIndex
+from memoweave.providers.embedder import Embedder
+from memoweave.providers.llm import LLM
+from memoweave.providers.reranker import Reranker
+from memoweave.providers.vector_store import VectorStore
+
+_INTERFACES: dict[str, type] = {
+    "llm": LLM,
+    "embedder": Embedder,
+    "vector_store": VectorStore,
+    "reranker": Reranker,
+}
+
+
+@dataclass
+class MemoryProviders:
+    """Everything one ``Memory`` uses; owns their lifetime."""
+
+    config: MemoryConfig
+    embedder: Embedder
+    vector_store: VectorStore
+    history: HistoryStore
+    llm: LLM | None = None
+    reranker: Reranker | None = None
+    keyword_index: KeywordIndex | None = None
+
+    @property
+    def extraction(self) -> ExtractionConfig:
+        return self.config.extraction
+
+    @property
+    def retrieval(self) -> RetrievalConfig:
+        return self.config.retrieval
+
+    @property
+    def custom_instructions(self) -> str | None:
+        return self.config.extraction.custom_instructions
+
+    @property
+    def window_messages(self) -> int:
+        return self.config.extraction.window_messages
+
+    @property
+    def related_limit(self) -> int:
+        return self.config.extraction.related_limit
+
+    def close(self) -> None:
+        """Close every provider and the history. Idempotent."""
+        for provider in (self.llm, self.embedder, self.vector_store, self.reranker):
+            if provider is not None:
+                provider.close()
+        self.history.close()
+
+
+def coerce_config(config: Any) -> MemoryConfig:
+    """A ``MemoryConfig`` from ``None``, a dict, a YAML path or a ``MemoryConfig``."""
+    if config is None:
+        return MemoryConfig()
+    if isinstance(config, MemoryConfig):
+        return config
+    if isinstance(config, Mapping):
+        return MemoryConfig.from_dict(config)
+    if isinstance(config, (str, Path)):
+        return MemoryConfig.from_yaml(config)
+    raise ValidationError(
+        f"config must be a dict, a YAML file path or a MemoryConfig, got {type(config).__name__}",
+        hint="Pass Memory.from_config({'vector_store': {...}}) or a path to a YAML file.",
+    )
+
+
+def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
+    """Create the configured providers; ``overrides`` are ready instances by kind."""
+    unknown = set(overrides) - set(_INTERFACES) - {"registry"}
+    if unknown:
+        raise ValidationError(
+            f"unknown Memory argument(s): {', '.join(sorted(unknown))}",
+            hint="Pass llm=, embedder=, vector_store= or reranker= provider instances.",
+        )
+    cfg = coerce_config(config)
+    registry = overrides.get("registry")
+    specs: dict[str, ProviderSpec | None] = {
+        "llm": cfg.llm,
+        "embedder": cfg.embedder or default_embedder(),
+        "vector_store": cfg.vector_store or default_vector_store(),
+        "reranker": cfg.reranker,
+    }
+    built: dict[str, Any] = {}
+    for kind, interface in _INTERFACES.items():
+        instance = overrides.get(kind)
+        if instance is not None:
+            if not isinstance(instance, interface):
+                raise ValidationError(
+                    f"{kind}= must be a {interface.__name__}, got {type(instance).__name__}",
+                    hint=f"Subclass memoweave.providers.{interface.__name__} "
+                    "or configure a provider.",
+                )
+            built[kind] = instance
+            continue
+        spec = specs[kind]
+        if spec is None:
+            built[kind] = None
+            continue
+        if registry is None:
+            from memoweave.plugins import load_registry
+
+            registry = load_registry()
+        built[kind] = registry.create(kind, spec.provider, spec.config)
+    history = HistoryStore(cfg.history_db_path or default_history_path())
+    store: VectorStore = built["vector_store"]
+    index = None if store.capabilities.keyword_search else KeywordIndex(history)
+    return MemoryProviders(
+        config=cfg,
+        embedder=built["embedder"],
+        vector_store=store,
+        history=history,
+        llm=built["llm"],
+        reranker=built["reranker"],
+        keyword_index=index,
+    )

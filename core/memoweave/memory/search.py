@@ -1,0 +1,53 @@
+"""Filters shared by search and get_all: scope, lifecycle status and expiry.
+
+Callers write filters in the portable language (``memoweave.filters``); this module adds
+what memoweave always enforces: the caller's scope, the lifecycle status (superseded and
+soft-deleted memories hidden unless asked for) and expiry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from memoweave.filters import And, Comparison, FilterNode, Not, Or, parse_filter
+from memoweave.memory import items as it
+from memoweave.memory.scope import IDENTITY_KEYS, Scope
+
+
+def visible_statuses(include_superseded: bool) -> tuple[str, ...]:
+    """The lifecycle statuses a read returns."""
+    return (it.STATUS_ACTIVE, it.STATUS_SUPERSEDED) if include_superseded else (it.STATUS_ACTIVE,)
+
+
+def read_filter(
+    filters: Mapping[str, Any] | None,
+    scope: Scope,
+    *,
+    include_superseded: bool,
+    show_expired: bool,
+    now: datetime,
+) -> FilterNode:
+    """The full filter of a read: the caller's filter AND scope AND status AND expiry."""
+    rest = {k: v for k, v in (filters or {}).items() if k not in IDENTITY_KEYS}
+    parts: list[FilterNode] = [scope.filter()]
+    user = parse_filter(rest) if rest else None
+    if user is not None:
+        parts.append(user)
+    statuses = visible_statuses(include_superseded)
+    parts.append(
+        Comparison("status", "eq", statuses[0])
+        if len(statuses) == 1
+        else Comparison("status", "in", statuses)
+    )
+    if not show_expired:
+        parts.append(
+            Or(
+                (
+                    Not(Comparison("expires_ts", "exists", True)),
+                    Comparison("expires_ts", "gt", now.timestamp()),
+                )
+            )
+        )
+    return And(tuple(parts))

@@ -1,0 +1,94 @@
+"""The ``additive`` strategy (default with an LLM; mem0 v3 style): ONE LLM call per add.
+
+The prompt shows the observation date, the scope's related existing memories under short
+numbers, the last few earlier messages (context only) and the numbered new messages. The
+model answers new facts, each with the numbers of the existing memories it replaces and of
+the messages it comes from. Replaced memories are superseded, never destroyed.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from memoweave.config.sections import ExtractionConfig
+from memoweave.memory.actions import Action, AddMemory, ExtractionRequest
+from memoweave.memory.llm_json import generate_json
+from memoweave.memory.prompts import load_prompt
+from memoweave.memory.strategies.render import (
+    Numbered,
+    observation_date,
+    render_new,
+    render_window,
+    system_text,
+)
+from memoweave.memory.strategies.vision import describe_images
+from memoweave.providers.llm import LLM
+
+
+class ExtractedMemory(BaseModel):
+    """One fact the model extracted."""
+
+    text: str = Field(min_length=1, max_length=2000)
+    replaces: list[int] = Field(default_factory=list)
+    sources: list[int] = Field(default_factory=list)
+
+
+class AdditiveAnswer(BaseModel):
+    """The model's whole answer."""
+
+    memories: list[ExtractedMemory] = Field(default_factory=list)
+
+
+class AdditiveStrategy:
+    """Extract new facts and mark the memories they replace, in one LLM call."""
+
+    name = "additive"
+    needs_related = True
+
+    def __init__(self, llm: LLM, config: ExtractionConfig) -> None:
+        self.llm = llm
+        self.config = config
+
+    def plan(self, request: ExtractionRequest) -> list[Action]:
+        """Call the LLM once (plus at most ``max_repair_attempts`` repairs)."""
+        messages = describe_images(self.llm, request.messages)
+        new = [m for m in messages if m.role != "system" and m.text.strip()]
+        if not new:
+            return []
+        numbered = Numbered(tuple(request.related))
+        instructions = load_prompt("additive_v1")
+        extra = "\n".join(x for x in (request.custom_prompt, system_text(messages)) if x)
+        if extra:
+            instructions += f"\n\nAdditional instructions:\n{extra}"
+        user = (
+            f"Observation date: {observation_date(request.observed_at)}\n\n"
+            f"EXISTING MEMORIES:\n{numbered.render()}\n\n"
+            f"EARLIER MESSAGES:\n{render_window(request.window)}\n\n"
+            f"NEW MESSAGES:\n{render_new(new)}"
+        )
+        answer = generate_json(
+            self.llm,
+            [{"role": "system", "content": instructions}, {"role": "user", "content": user}],
+            AdditiveAnswer,
+            repairs=self.config.max_repair_attempts,
+        )
+        actions: list[Action] = []
+        for fact in answer.memories:
+            sources = [new[n - 1] for n in fact.sources if 1 <= n <= len(new)] or new
+            replaced = tuple(
+                dict.fromkeys(i for n in fact.replaces if (i := numbered.id_of(n)) is not None)
+            )
+            first = sources[0]
+            actions.append(
+                AddMemory(
+                    text=fact.text,
+                    source_message_ids=tuple(m.id for m in sources),
+                    supersedes=replaced,
+                    actor_id=first.name,
+                    role=first.role,
+                )
+            )
+        return actions
+
+
+__all__ = ["AdditiveAnswer", "AdditiveStrategy", "ExtractedMemory"]

@@ -1,0 +1,133 @@
+"""The ``decide`` strategy (mem0 v1 style): extract facts, then decide per memory.
+
+Call 1 extracts facts from the new messages. Call 2 shows those facts and the related
+existing memories (under short numbers) and asks for ADD / UPDATE / DELETE / NONE events.
+An UPDATE supersedes the old memory (kept, marked ``superseded_by``); a DELETE is soft.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from memoweave.config.sections import ExtractionConfig
+from memoweave.memory.actions import (
+    Action,
+    AddMemory,
+    ExtractionRequest,
+    SoftDeleteMemory,
+    SupersedeMemory,
+)
+from memoweave.memory.llm_json import generate_json
+from memoweave.memory.prompts import load_prompt
+from memoweave.memory.strategies.render import (
+    Numbered,
+    observation_date,
+    render_new,
+    render_window,
+    system_text,
+)
+from memoweave.memory.strategies.vision import describe_images
+from memoweave.providers.llm import LLM
+
+
+class Facts(BaseModel):
+    """Answer of the extraction call."""
+
+    facts: list[str] = Field(default_factory=list)
+
+
+class Decision(BaseModel):
+    """One event decided by the model."""
+
+    id: int | str | None = None
+    event: Literal["ADD", "UPDATE", "DELETE", "NONE"]
+    text: str | None = None
+
+
+class Decisions(BaseModel):
+    """Answer of the decision call."""
+
+    memory: list[Decision] = Field(default_factory=list)
+
+
+class DecideStrategy:
+    """Two LLM calls: fact extraction, then an event per fact over related memories."""
+
+    name = "decide"
+    needs_related = True
+
+    def __init__(self, llm: LLM, config: ExtractionConfig) -> None:
+        self.llm = llm
+        self.config = config
+
+    def plan(self, request: ExtractionRequest) -> list[Action]:
+        """Extract, then decide; raise ``LLMError`` if either answer is unusable."""
+        messages = describe_images(self.llm, request.messages)
+        new = [m for m in messages if m.role != "system" and m.text.strip()]
+        if not new:
+            return []
+        instructions = load_prompt("decide_extract_v1")
+        extra = "\n".join(x for x in (request.custom_prompt, system_text(messages)) if x)
+        if extra:
+            instructions += f"\n\nAdditional instructions:\n{extra}"
+        facts = generate_json(
+            self.llm,
+            [
+                {"role": "system", "content": instructions},
+                {
+                    "role": "user",
+                    "content": f"Observation date: {observation_date(request.observed_at)}\n\n"
+                    f"EARLIER MESSAGES:\n{render_window(request.window)}\n\n"
+                    f"NEW MESSAGES:\n{render_new(new)}",
+                },
+            ],
+            Facts,
+            repairs=self.config.max_repair_attempts,
+        ).facts
+        facts = [f for f in (" ".join(x.split()) for x in facts) if f]
+        if not facts:
+            return []
+        sources = tuple(m.id for m in new)
+        first = new[0]
+        if not request.related:
+            return [
+                AddMemory(f, source_message_ids=sources, actor_id=first.name, role=first.role)
+                for f in facts
+            ]
+        numbered = Numbered(tuple(request.related))
+        listed = "\n".join(f"- {f}" for f in facts)
+        decisions = generate_json(
+            self.llm,
+            [
+                {"role": "system", "content": load_prompt("decide_update_v1")},
+                {
+                    "role": "user",
+                    "content": f"EXISTING MEMORIES:\n{numbered.render()}\n\nNEW FACTS:\n{listed}",
+                },
+            ],
+            Decisions,
+            repairs=self.config.max_repair_attempts,
+        ).memory
+        actions: list[Action] = []
+        for d in decisions:
+            target = numbered.id_of(d.id)
+            text = " ".join((d.text or "").split())
+            if d.event == "ADD" and text:
+                actions.append(
+                    AddMemory(
+                        text, source_message_ids=sources, actor_id=first.name, role=first.role
+                    )
+                )
+            elif d.event == "UPDATE" and target and text:
+                actions.append(SupersedeMemory(target, text, source_message_ids=sources))
+            elif d.event == "UPDATE" and text:
+                actions.append(
+                    AddMemory(
+                        text, source_message_ids=sources, actor_id=first.name, role=first.role
+                    )
+                )
+            elif d.event == "DELETE" and target:
+                actions.append(SoftDeleteMemory(target))
+        return actions

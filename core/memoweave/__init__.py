@@ -17,6 +17,7 @@ from memoweave.errors import (
     VectorStoreError,
 )
 from memoweave.hookspecs import hookimpl
+from memoweave.memory import Memory
 
 __version__ = "0.1.0"
 
@@ -27,6 +28,7 @@ __all__ = [
     "FilterError",
     "HistoryError",
     "LLMError",
+    "Memory",
     "MemoweaveError",
     "NotFound",
     "PluginError",

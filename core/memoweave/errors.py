@@ -139,7 +139,9 @@ class HistoryError(MemoweaveError):
     """The history database failed or is locked."""
 
     code = "history_error"
-    default_hint = "Check that the history database path is writable and not used by another process."
+    default_hint = (
+        "Check that the history database path is writable and not used by another process."
+    )
 
 
 __all__ = [

@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+from memoweave.errors import ProviderNotFound
 from memoweave.filters import And, FilterNode, Not, Or, evaluate
 from memoweave.plugins import ProviderRegistry, load_registry
 from memoweave.providers.vector_store import Page, SearchHit, VectorStore
 from memoweave.stores.memory import InMemoryVectorStore
-from memoweave.testing import VectorStoreConformance
+from memoweave.testing import VectorStoreConformance, create_provider
 from memoweave.testing.filter_cases import DIMS, FILTER_CASES, FILTER_CORPUS
 from memoweave.testing.vs_base import StoreFactory
 
@@ -48,6 +49,13 @@ def test_filter_dataset_is_large_and_discriminating() -> None:
     sizes = [sum(evaluate(_parse(c.spec), p) for p in payloads) for c in FILTER_CASES]
     assert sum(1 for s in sizes if 0 < s < len(payloads)) >= 40  # most cases split the corpus
     assert {"user_id", "agent_id", "run_id", "actor_id"} <= {k for p in payloads for k in p}
+
+
+def test_create_provider_goes_through_the_registry() -> None:
+    store = create_provider("vector_store", "memory", {})
+    assert isinstance(store, InMemoryVectorStore)
+    with pytest.raises(ProviderNotFound):
+        create_provider("vector_store", "no-such-store")
 
 
 def _parse(spec: Any) -> FilterNode | None:

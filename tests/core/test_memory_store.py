@@ -414,7 +414,7 @@ def test_keyword_search_edge_cases(mem_store: InMemoryVectorStore) -> None:
 
 
 def test_persistence_round_trip(backend: str, tmp_path: Path) -> None:
-    path = tmp_path / "data" / "store.json"
+    path = tmp_path / "data" / "store"  # created on demand
     store = InMemoryVectorStore({"path": str(path)})
     assert store.capabilities.persistent
     store.ensure_collection("a", DIMS, "euclidean")
@@ -424,8 +424,10 @@ def test_persistence_round_trip(backend: str, tmp_path: Path) -> None:
     store.ensure_collection("b", 3, "dot")
     store.upsert([VectorRecord("b1", [1.0, 2.0, 3.0], {"x": [1, {"y": None}]})])
     store.close()
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["format"] == _collection.FILE_FORMAT and set(doc["collections"]) == {"a", "b"}
+    assert sorted(p.name for p in path.iterdir()) == ["a.json", "b.json"]
+    doc = json.loads((path / "a.json").read_text(encoding="utf-8"))
+    assert doc["format"] == _collection.FILE_FORMAT and doc["metric"] == "euclidean"
+    assert len(doc["ids"]) == 19
 
     again = InMemoryVectorStore({"path": str(path)})
     again.ensure_collection("a", DIMS, "euclidean")
@@ -442,30 +444,30 @@ def test_persistence_round_trip(backend: str, tmp_path: Path) -> None:
     again.ensure_collection("b", 3, "dot")
     assert again.get(["b1"])[0].payload == {"x": [1, {"y": None}]}
     again.drop_collection()
+    assert sorted(p.name for p in path.iterdir()) == ["a.json"]
     again.close()
-    assert set(json.loads(path.read_text())["collections"]) == {"a"}
 
 
 def test_every_write_is_saved_without_close(backend: str, tmp_path: Path) -> None:
-    store = InMemoryVectorStore({"path": str(tmp_path)})  # a directory: default file name
+    store = InMemoryVectorStore({"path": str(tmp_path)})
     store.ensure_collection("c", DIMS)
     store.upsert([rec(1), rec(2)])
     reader = InMemoryVectorStore({"path": str(tmp_path)})
     reader.ensure_collection("c", DIMS)
     assert reader.count() == 2
-    assert (tmp_path / "memoweave-memory.json").is_file()
+    store.delete(["id-00001"])
+    assert len(json.loads((tmp_path / "c.json").read_text())["ids"]) == 1
 
 
 def test_vector_block_is_portable_between_backends(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = str(tmp_path / "s.json")
-    store = InMemoryVectorStore({"path": path})
+    store = InMemoryVectorStore({"path": str(tmp_path)})
     store.ensure_collection("c", DIMS)
     store.upsert([rec(i) for i in range(5)])
     store.close()
     monkeypatch.setattr(_vectors, "np", None)
-    reader = InMemoryVectorStore({"path": path})
+    reader = InMemoryVectorStore({"path": str(tmp_path)})
     reader.ensure_collection("c", DIMS)
     assert reader.get(["id-00004"], with_vectors=True)[0].vector == vec(4)
 
@@ -473,20 +475,19 @@ def test_vector_block_is_portable_between_backends(
 @pytest.mark.parametrize(
     "content",
     ["not json", "[]", '{"format": "other"}', '{"format": "memoweave-memory-store/1"}',
-     '{"format": "memoweave-memory-store/1", "collections": {"c": {"dims": 8}}}'],
+     '{"format": "memoweave-memory-store/1", "dims": 8, "metric": "cosine", "ids": ["a"],'
+     ' "payloads": [{}], "vectors": "AAAA"}'],
 )  # fmt: skip
 def test_corrupt_file_raises(tmp_path: Path, content: str) -> None:
-    path = tmp_path / "s.json"
-    path.write_text(content)
-    with pytest.raises(VectorStoreError, match=r"s\.json"):
-        InMemoryVectorStore({"path": str(path)}).ensure_collection("c", DIMS)
+    (tmp_path / "c.json").write_text(content)
+    with pytest.raises(VectorStoreError, match=r"c\.json"):
+        InMemoryVectorStore({"path": str(tmp_path)}).ensure_collection("c", DIMS)
 
 
 def test_failed_save_restores_last_saved_state(
     backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "s.json"
-    store = InMemoryVectorStore({"path": str(path)})
+    store = InMemoryVectorStore({"path": str(tmp_path)})
     store.ensure_collection("c", DIMS)
     store.upsert([rec(1)])
 
@@ -499,17 +500,19 @@ def test_failed_save_restores_last_saved_state(
     with pytest.raises(VectorStoreError):
         store.delete(["id-00001"])
     assert store.count() == 1 and store.get(["id-00001"])[0].payload == {"i": 1}
-    assert [p.name for p in tmp_path.iterdir()] == ["s.json"]  # no temp file left behind
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]  # no temp file left behind
     monkeypatch.undo()
     store.upsert([rec(2)])
     assert store.count() == 2
 
 
-def test_path_validation_error_is_typed(tmp_path: Path) -> None:
+def test_unusable_path_raises_typed_errors(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(VectorStoreError):
-        InMemoryVectorStore({"path": str(blocker / "store.json")}).ensure_collection("c", DIMS)
+    with pytest.raises(VectorStoreError, match="not a directory"):
+        InMemoryVectorStore({"path": str(blocker)}).ensure_collection("c", DIMS)
+    with pytest.raises(VectorStoreError, match="cannot read"):
+        InMemoryVectorStore({"path": str(blocker / "sub")}).ensure_collection("c", DIMS)
     with pytest.raises(ConfigError, match="path"):
         InMemoryVectorStore({"path": 5})
 

@@ -39,7 +39,17 @@ Operator = Literal[
     "eq", "ne", "in", "nin", "gt", "gte", "lt", "lte", "contains", "icontains", "exists"
 ]
 OPERATORS: tuple[str, ...] = (
-    "eq", "ne", "in", "nin", "gt", "gte", "lt", "lte", "contains", "icontains", "exists"
+    "eq",
+    "ne",
+    "in",
+    "nin",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "contains",
+    "icontains",
+    "exists",
 )
 
 

@@ -61,7 +61,9 @@ def _contains(field: Any, value: Any) -> bool:
 
 
 def _icontains(field: Any, value: Any) -> bool:
-    return isinstance(field, str) and value.casefold() in field.casefold()
+    return (
+        isinstance(field, str) and isinstance(value, str) and value.casefold() in field.casefold()
+    )
 
 
 def compare(op: str, field: Any, value: Any) -> bool:
@@ -168,8 +170,8 @@ def _compile_comparison(name: str, op: str, value: Any) -> Predicate:
     if op in _ORDER:
         order = _ORDER[op]
         return lambda payload: _is_number(f := payload.get(name)) and order(f, value)
-    if op == "icontains":
-        needle = str(value).casefold()
+    if op == "icontains" and isinstance(value, str):
+        needle = value.casefold()
         return lambda payload: isinstance(f := payload.get(name), str) and needle in f.casefold()
     if op == "contains":
         return lambda payload: _contains(payload.get(name), value)

@@ -4,9 +4,9 @@ Rows hold (id, sequence number, payload, vector); a deleted row is a tombstone u
 than half the rows are dead, then the rows are compacted. Sequence numbers only grow, so
 they give ``list`` a stable order and a cursor that survives deletions and compaction.
 
-Store file format (JSON): ``{"format": "memoweave-memory-store/1", "collections": {name:
-{"dims", "metric", "ids", "payloads", "vectors"}}}`` where ``vectors`` is one base64 block
-of little-endian float64, row-major, in ``ids`` order.
+File format (``<dir>/<name>.json``): ``{"format": "memoweave-memory-store/1", "name",
+"dims", "metric", "ids", "payloads", "vectors"}`` where ``vectors`` is one base64 block of
+little-endian float64, row-major, in ``ids`` order.
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from memoweave.errors import VectorStoreError
 from memoweave.filters.evaluate import Predicate
-from memoweave.providers.vector_store import Payload
+from memoweave.providers.vector_store import TEXT_FIELD, Payload
 from memoweave.stores._bm25 import BM25Index
 from memoweave.stores._checks import check_id, check_payload, fail
 from memoweave.stores._vectors import load_block, make_table
 
-TEXT_FIELD = "memory"
 FILE_FORMAT = "memoweave-memory-store/1"
 METRICS = ("cosine", "dot", "euclidean")
 _COMPACT_AFTER = 1024
@@ -44,7 +44,7 @@ class Collection:
         self.next_seq = 0
         self.dead = 0
 
-    def put(self, id: str, vector: list[float], payload: Payload) -> None:
+    def put(self, id: str, vector: Sequence[float], payload: Payload) -> None:
         """Insert a new row, or replace the vector and payload of ``id`` in place."""
         row = self.row_of.get(id)
         if row is None:
@@ -93,10 +93,17 @@ class Collection:
         ]
 
 
+def collection_path(directory: Path, name: str) -> Path:
+    """Where collection ``name`` is saved."""
+    return directory / f"{name}.json"
+
+
 def encode_collection(coll: Collection) -> dict[str, Any]:
-    """The JSON-ready entry of ``coll`` in the store file."""
+    """The JSON document of ``coll``."""
     rows = coll.live_rows()
     return {
+        "format": FILE_FORMAT,
+        "name": coll.name,
         "dims": coll.dims,
         "metric": coll.metric,
         "ids": [coll.ids[r] for r in rows],
@@ -105,68 +112,90 @@ def encode_collection(coll: Collection) -> dict[str, Any]:
     }
 
 
-def decode_collection(name: str, entry: Any, path: Path) -> Collection:
-    """Rebuild a collection from its entry; ``VectorStoreError`` naming ``path`` if corrupt."""
+def decode_collection(name: str, doc: Any, path: Path) -> Collection:
+    """Rebuild a collection from its document; ``VectorStoreError`` naming ``path`` if corrupt."""
     try:
-        coll = Collection(name, int(entry["dims"]), str(entry["metric"]))
+        if doc.get("format") != FILE_FORMAT:
+            raise ValueError(f"not a memoweave memory store file (format {FILE_FORMAT})")
+        coll = Collection(name, int(doc["dims"]), str(doc["metric"]))
         if coll.metric not in METRICS:
             raise ValueError(f"unknown metric {coll.metric!r}")
-        ids, payloads = entry["ids"], entry["payloads"]
+        ids, payloads = doc["ids"], doc["payloads"]
         if len(payloads) != len(ids):
             raise ValueError("ids and payloads differ in length")
-        vectors = load_block(entry["vectors"], coll.dims, len(ids))
+        vectors = load_block(doc["vectors"], coll.dims, len(ids))
         for id, vector, payload in zip(ids, vectors, payloads, strict=True):
             check_id(id)
             coll.put(id, vector, check_payload(payload, f"record {id}"))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise _corrupt(path, f"collection {name!r}: {exc}") from exc
+        raise _corrupt(path, str(exc)) from exc
     return coll
 
 
-def read_store_file(path: Path) -> dict[str, Any]:
-    """The collection entries saved in ``path`` by name (``{}`` if the file does not exist)."""
+def read_collection(directory: Path, name: str) -> Collection | None:
+    """The collection saved as ``<directory>/<name>.json``, or ``None`` if there is none."""
+    path = collection_path(directory, name)
+    if directory.exists() and not directory.is_dir():
+        raise fail(
+            f"the memory store path {directory} is not a directory",
+            "Set the memory store's path to a directory (it is created if missing).",
+            path=str(directory),
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return {}
+        return None
     except OSError as exc:
-        raise _corrupt(path, str(exc)) from exc
+        hint = "Check that the memory store's path is a readable, writable directory."
+        raise fail(f"cannot read {path}: {exc}", hint, path=str(path)) from exc
     try:
         doc = json.loads(text)
     except ValueError as exc:
         raise _corrupt(path, f"not JSON: {exc}") from exc
-    if not isinstance(doc, dict) or doc.get("format") != FILE_FORMAT:
-        raise _corrupt(path, f"not a memoweave memory store file (format {FILE_FORMAT})")
-    collections = doc.get("collections")
-    if not isinstance(collections, dict):
-        raise _corrupt(path, "'collections' is not an object")
-    return collections
+    return decode_collection(name, doc, path)
 
 
-def write_store_file(path: Path, collections: dict[str, Any]) -> None:
-    """Write ``collections`` atomically (temp file, fsync, ``os.replace``).
+def write_collection(directory: Path, coll: Collection) -> None:
+    """Save ``coll`` atomically (temp file, fsync, ``os.replace``).
 
     Raises ``VectorStoreError`` on failure, leaving the previous file in place.
     """
-    doc = {"format": FILE_FORMAT, "collections": collections}
+    path = collection_path(directory, coll.name)
     tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+            json.dump(
+                encode_collection(coll),
+                fh,
+                ensure_ascii=False,
+                allow_nan=False,
+                separators=(",", ":"),
+            )
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except (OSError, ValueError) as exc:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-        raise fail(f"cannot save the store to {path}: {exc}", path=str(path)) from exc
+        raise fail(
+            f"cannot save collection {coll.name!r} to {path}: {exc}", path=str(path)
+        ) from exc
+
+
+def delete_collection(directory: Path, name: str) -> None:
+    """Remove the saved file of collection ``name`` (no error if there is none)."""
+    path = collection_path(directory, name)
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise fail(f"cannot delete {path}: {exc}", path=str(path)) from exc
 
 
 def _corrupt(path: Path, problem: str) -> VectorStoreError:
     return fail(
-        f"cannot read store file {path}: {problem}",
+        f"cannot read collection file {path}: {problem}",
         "Restore the file from a backup, or move it away to start empty.",
         path=str(path),
     )

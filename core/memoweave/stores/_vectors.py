@@ -22,17 +22,33 @@ except ImportError:  # pragma: no cover - depends on the environment
     np = None  # type: ignore[assignment]
 
 
-def check_vector(values: Any, dims: int) -> list[float]:
-    """``values`` as a list of ``dims`` finite floats; ``ValueError`` otherwise."""
+def check_vector(values: Any, dims: int) -> Sequence[float]:
+    """``values`` as ``dims`` finite floats (a float64 array with numpy, else a list).
+
+    Raises ``ValueError`` for a wrong length, non-numbers (strings included) or NaN/inf.
+    """
     if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
         raise ValueError(f"a vector must be a sequence of numbers, got {type(values).__name__}")
     if len(values) != dims:
         raise ValueError(f"vector has {len(values)} dimensions, the collection has {dims}")
-    try:
-        out = [float(x) for x in values]
-    except (TypeError, ValueError):
-        raise ValueError("a vector must contain only numbers") from None
-    if not all(math.isfinite(x) for x in out):
+    if np is not None:
+        try:
+            arr = np.asarray(values)
+        except (TypeError, ValueError):
+            raise ValueError("a vector must contain only numbers") from None
+        if arr.ndim != 1 or arr.dtype.kind not in "fiu":
+            raise ValueError("a vector must be a flat sequence of numbers")
+        out: Sequence[float] = arr.astype(np.float64)  # always a copy, never an alias
+        finite = bool(np.isfinite(out).all())
+    else:
+        if any(isinstance(x, (str, bytes)) for x in values):
+            raise ValueError("a vector must contain only numbers")
+        try:
+            out = [float(x) for x in values]
+        except (TypeError, ValueError):
+            raise ValueError("a vector must contain only numbers") from None
+        finite = math.isfinite(sum(out)) or all(math.isfinite(x) for x in out)
+    if not finite:
         raise ValueError("a vector must contain only finite numbers (no NaN or infinity)")
     return out
 
@@ -50,7 +66,7 @@ class _NumpyTable:
         self._sq = np.zeros(16)
         self._alive = np.zeros(16, dtype=bool)
 
-    def append(self, vector: list[float]) -> int:
+    def append(self, vector: Sequence[float]) -> int:
         if self.n == len(self._data):
             grow = len(self._data)
             self._data = np.concatenate([self._data, np.zeros((grow, self.dims))])
@@ -60,7 +76,7 @@ class _NumpyTable:
         self.set(self.n - 1, vector)
         return self.n - 1
 
-    def set(self, row: int, vector: list[float]) -> None:
+    def set(self, row: int, vector: Sequence[float]) -> None:
         self._data[row] = vector
         self._sq[row] = float(self._data[row] @ self._data[row])
         self._alive[row] = True
@@ -81,14 +97,23 @@ class _NumpyTable:
         self.n = len(keep)
 
     def top_k(
-        self, query: list[float], metric: str, k: int, rows: list[int] | None
+        self, query: Sequence[float], metric: str, k: int, rows: list[int] | None
     ) -> list[tuple[int, float]]:
         """The ``k`` best ``(row, score)`` among ``rows`` (all live rows if ``None``)."""
-        idx = np.flatnonzero(self._alive[: self.n]) if rows is None else np.asarray(rows, int)
+        q = np.asarray(query, dtype=np.float64)
+        n = self.n
+        if rows is None or len(rows) * 4 > n:  # one matrix product over a view beats a gather
+            all_scores = _np_scores(self._data[:n], self._sq[:n], q, metric)
+            if rows is None:
+                idx = np.flatnonzero(self._alive[:n])
+            else:
+                idx = np.asarray(rows, dtype=np.int64)
+            scores = all_scores[idx]
+        else:
+            idx = np.asarray(rows, dtype=np.int64)
+            scores = _np_scores(self._data[idx], self._sq[idx], q, metric)
         if len(idx) == 0:
             return []
-        q = np.asarray(query, dtype=np.float64)
-        scores = _np_scores(self._data[idx], self._sq[idx], q, metric)
         if k < len(idx):
             part = np.argpartition(-scores, k - 1)[:k]
             idx, scores = idx[part], scores[part]
@@ -122,11 +147,11 @@ class _ListTable:
     def n(self) -> int:
         return len(self.rows)
 
-    def append(self, vector: list[float]) -> int:
+    def append(self, vector: Sequence[float]) -> int:
         self.rows.append(list(vector))
         return len(self.rows) - 1
 
-    def set(self, row: int, vector: list[float]) -> None:
+    def set(self, row: int, vector: Sequence[float]) -> None:
         self.rows[row] = list(vector)
 
     def kill(self, row: int) -> None:
@@ -139,7 +164,7 @@ class _ListTable:
         self.rows = [self.rows[r] for r in keep]
 
     def top_k(
-        self, query: list[float], metric: str, k: int, rows: list[int] | None
+        self, query: Sequence[float], metric: str, k: int, rows: list[int] | None
     ) -> list[tuple[int, float]]:
         """The ``k`` best ``(row, score)`` among ``rows`` (all live rows if ``None``)."""
         candidates = range(len(self.rows)) if rows is None else rows

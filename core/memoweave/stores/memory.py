@@ -3,22 +3,21 @@
 Exact (brute-force) search with numpy when it is importable, pure Python otherwise; filters
 are applied with the reference evaluator, so results agree with
 :func:`memoweave.filters.evaluate` by construction. ``keyword_search`` is Okapi BM25 over
-the payload's ``"memory"`` string (the key the Memory layer stores the memory text under).
+the payload's ``TEXT_FIELD`` (``"memory"``) string, the memory text.
 
 Order: ``list`` returns records in first-insertion order (re-upserting an id keeps its
 place); the cursor survives deletions between pages. Payloads and vectors are copied on the
 way in and on the way out, so neither the caller's objects nor the store can be changed
 through an alias. All methods are serialised by one re-entrant lock.
 
-Persistence (``path`` set): all collections live in one JSON file at ``path`` (or
-``<path>/memoweave-memory.json`` when ``path`` is an existing directory) holding, per
-collection name, dims, metric, ids, payloads and the vectors as one base64 block of
-little-endian float64. The file is read once, by the first ``ensure_collection``, and
-rewritten atomically (temp file + fsync + ``os.replace``) after every write and on
-``close``. A rewrite costs O(store size), so the persistent mode suits tests, demos and
-stores up to tens of thousands of records; one store instance should own a file at a time.
-If a save fails, the collection is restored from the last good file and
-``VectorStoreError`` is raised, so memory and disk stay consistent.
+Persistence (``path`` set): ``path`` is a directory (created on demand) holding one JSON
+file per collection, ``<path>/<name>.json``, with dims, metric, ids, payloads and the
+vectors as one base64 block of little-endian float64. ``ensure_collection`` reads it; it
+is rewritten atomically (temp file + fsync + ``os.replace``) after every write and on
+``close``. A rewrite costs O(collection size), so the persistent mode suits tests, demos
+and collections up to tens of thousands of records; one store instance should own a
+directory at a time. If a save fails, the collection is restored from the last good file
+and ``VectorStoreError`` is raised, so memory and disk stay consistent.
 """
 
 from __future__ import annotations
@@ -57,15 +56,13 @@ from memoweave.stores._checks import (
 from memoweave.stores._collection import (
     METRICS,
     Collection,
-    decode_collection,
-    encode_collection,
-    read_store_file,
-    write_store_file,
+    delete_collection,
+    read_collection,
+    write_collection,
 )
 from memoweave.stores._vectors import check_vector
 from memoweave.stores.memory_config import InMemoryStoreConfig
 
-DEFAULT_FILE_NAME = "memoweave-memory.json"
 _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\Z")
 
 
@@ -87,9 +84,8 @@ class InMemoryVectorStore(VectorStore):
         elif not isinstance(config, InMemoryStoreConfig):
             raise fail(f"config must be an InMemoryStoreConfig, got {type(config).__name__}")
         self.config = config
-        self._file = _store_file(config.path)
-        self.capabilities = StoreCapabilities(keyword_search=True, persistent=bool(self._file))
-        self._saved: dict[str, Any] | None = None  # file entries not loaded into memory
+        self._dir = Path(config.path).expanduser() if config.path else None
+        self.capabilities = StoreCapabilities(keyword_search=True, persistent=bool(self._dir))
         self._lock = threading.RLock()
         self._collections: dict[str, Collection] = {}
         self._bound: tuple[str, int, str] | None = None
@@ -199,8 +195,8 @@ class InMemoryVectorStore(VectorStore):
         with self._lock:
             coll = self._reading()
             self._collections.pop(coll.name, None)
-            self._unloaded().pop(coll.name, None)
-            self._save()
+            if self._dir is not None:
+                delete_collection(self._dir, coll.name)
 
     # -- reads ---------------------------------------------------------------------------
 
@@ -283,7 +279,8 @@ class InMemoryVectorStore(VectorStore):
             if self._closed:
                 return
             try:
-                self._save()
+                for coll in self._collections.values():
+                    self._save(coll)
             finally:
                 self._closed = True
                 self._collections.clear()
@@ -296,7 +293,7 @@ class InMemoryVectorStore(VectorStore):
         return StoredRecord(id=coll.ids[row], payload=clone(coll.payloads[row]), vector=vector)  # type: ignore[arg-type]
 
     @staticmethod
-    def _vector(values: Any, dims: int, what: str) -> list[float]:
+    def _vector(values: Any, dims: int, what: str) -> Sequence[float]:
         try:
             return check_vector(values, dims)
         except ValueError as exc:
@@ -306,42 +303,21 @@ class InMemoryVectorStore(VectorStore):
     def _commit(self, coll: Collection) -> None:
         """Save after a write to ``coll``; on failure restore its last saved state and raise."""
         try:
-            self._save()
+            self._save(coll)
         except VectorStoreError:
-            assert self._file is not None
-            entry = read_store_file(self._file).get(coll.name)
-            if entry is None:
+            restored = self._load(coll.name)
+            if restored is None:
                 self._collections.pop(coll.name, None)
             else:
-                self._collections[coll.name] = decode_collection(coll.name, entry, self._file)
+                self._collections[coll.name] = restored
             raise
 
-    def _unloaded(self) -> dict[str, Any]:
-        """Entries of the store file not loaded into memory (read on first use)."""
-        if self._saved is None:
-            self._saved = read_store_file(self._file) if self._file is not None else {}
-        return self._saved
-
     def _load(self, name: str) -> Collection | None:
-        entry = self._unloaded().pop(name, None)
-        if entry is None or self._file is None:
-            return None
-        return decode_collection(name, entry, self._file)
+        return None if self._dir is None else read_collection(self._dir, name)
 
-    def _save(self) -> None:
-        if self._file is None:
-            return
-        entries = dict(self._unloaded())
-        entries.update({name: encode_collection(c) for name, c in self._collections.items()})
-        write_store_file(self._file, entries)
-
-
-def _store_file(path: str | None) -> Path | None:
-    """The store file for config ``path`` (``memoweave-memory.json`` inside a directory)."""
-    if not path:
-        return None
-    resolved = Path(path).expanduser()
-    return resolved / DEFAULT_FILE_NAME if resolved.is_dir() else resolved
+    def _save(self, coll: Collection) -> None:
+        if self._dir is not None:
+            write_collection(self._dir, coll)
 
 
 __all__ = ["InMemoryStoreConfig", "InMemoryVectorStore"]

@@ -11,7 +11,7 @@ Subclass it and override one fixture::
 The callable must build an unbound store through the registry, at the same location on
 every call within a test (the kit closes and reopens it) and a fresh location per test.
 Optional behaviour is skipped from ``store.capabilities`` (``persistent``,
-``keyword_search``); set ``keyword_field`` if your keyword index reads another payload key.
+``keyword_search``, which indexes ``payload[TEXT_FIELD]``, i.e. ``"memory"``).
 """
 
 from __future__ import annotations

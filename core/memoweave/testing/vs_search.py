@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from memoweave.filters import parse_filter
-from memoweave.providers.vector_store import VectorStore
+from memoweave.providers.vector_store import TEXT_FIELD, VectorStore
 from memoweave.testing.filter_cases import kit_vector
 from memoweave.testing.helpers import cosine, dot, neg_euclidean
 from memoweave.testing.vs_base import StoreFactory, bound_store, ids_of, record, records
@@ -140,9 +140,6 @@ def self_check_metric(
 class KeywordSearchTests:
     """keyword_search, only when ``capabilities.keyword_search`` is claimed."""
 
-    #: The payload key holding the text that keyword search indexes.
-    keyword_field = "memory"
-
     def _keyword_store(self, store: VectorStore) -> VectorStore:
         if not store.capabilities.keyword_search:
             pytest.skip("store does not claim capabilities.keyword_search")
@@ -153,16 +150,14 @@ class KeywordSearchTests:
             "kw-3": ("alice", "Meeting notes about the quarterly budget"),
             "kw-4": ("bob", "東京 ラーメン tour"),
         }
-        store.upsert(
-            [record(k, {"user_id": u, self.keyword_field: t}) for k, (u, t) in docs.items()]
-        )
+        store.upsert([record(k, {"user_id": u, TEXT_FIELD: t}) for k, (u, t) in docs.items()])
         return store
 
     def test_keyword_search_finds_records_by_their_words(self, vector_store: VectorStore) -> None:
         """Records sharing a term with the query are found, ranked by relevance.
 
-        Troubleshooting: index the payload's text field (``keyword_field``, default
-        ``"memory"``) on upsert *and* update, tokenise case-insensitively, and return
+        Troubleshooting: index ``payload[TEXT_FIELD]`` (``"memory"``, the memory text) on
+        upsert *and* update, tokenise case-insensitively, and return
         similarity-style scores (higher is better).
         """
         store = self._keyword_store(vector_store)

@@ -1,0 +1,102 @@
+"""Configuration of the Qdrant vector store: exactly one of three modes.
+
+- ``edge``: the in-process Qdrant Edge engine (``qdrant-edge-py``), one shard folder per
+  collection under ``path`` (default ``$MEMOWEAVE_HOME/qdrant-edge`` or
+  ``~/.memoweave/qdrant-edge``).
+- ``local``: ``qdrant-client``'s local mode, on disk with ``path`` or in memory with
+  ``location=":memory:"``.
+- ``server``: a Qdrant server or cluster at ``url`` (optionally with ``api_key``).
+
+When ``mode`` is omitted it is inferred: ``url``/``api_key`` mean server, ``location``
+means local, anything else (a bare ``path`` or nothing) means edge, the embedded default.
+qdrant-client's local mode on a folder must be asked for with ``mode: local``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Mode = Literal["edge", "local", "server"]
+
+_MODE_FIELDS: dict[str, set[str]] = {
+    "edge": {"path"},
+    "local": {"path", "location"},
+    "server": {"url", "api_key", "timeout", "prefer_grpc"},
+}
+
+
+def memoweave_home() -> Path:
+    """The memoweave home folder: ``$MEMOWEAVE_HOME`` or ``~/.memoweave``."""
+    env = os.environ.get("MEMOWEAVE_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".memoweave"
+
+
+class QdrantStoreConfig(BaseModel):
+    """Validated configuration of the ``qdrant`` vector store (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Mode | None = Field(
+        default=None, description="edge | local | server; inferred from the other fields."
+    )
+    path: str | None = Field(default=None, description="Folder (edge, local on disk).")
+    location: Literal[":memory:"] | None = Field(
+        default=None, description='":memory:" for an in-memory local client.'
+    )
+    url: str | None = Field(default=None, description="Qdrant server URL (server mode).")
+    api_key: str | None = Field(default=None, description="API key (server mode).")
+    timeout: float | None = Field(default=None, gt=0, description="Request timeout, seconds.")
+    prefer_grpc: bool = Field(default=False, description="Use gRPC to talk to the server.")
+
+    @model_validator(mode="after")
+    def _one_mode(self) -> QdrantStoreConfig:
+        mode = self.mode or self._infer_mode()
+        given = {
+            name
+            for name in ("path", "location", "url", "api_key", "timeout")
+            if getattr(self, name) is not None
+        }
+        if self.prefer_grpc:
+            given.add("prefer_grpc")
+        stray = given - _MODE_FIELDS[mode]
+        if stray:
+            raise ValueError(
+                f"mode {mode!r} does not take {sorted(stray)}; "
+                f"it takes {sorted(_MODE_FIELDS[mode])}"
+            )
+        if mode == "server" and not self.url:
+            raise ValueError("mode 'server' needs url (e.g. http://localhost:6333)")
+        if mode == "server" and not self.url.startswith(("http://", "https://")):
+            raise ValueError(f"url must start with http:// or https://, got {self.url!r}")
+        if mode == "local" and (self.path is None) == (self.location is None):
+            raise ValueError("mode 'local' needs exactly one of path or location=':memory:'")
+        if mode == "edge" and self.path is not None and not self.path.strip():
+            raise ValueError("path must not be empty")
+        object.__setattr__(self, "mode", mode)
+        return self
+
+    def _infer_mode(self) -> Mode:
+        if self.url is not None or self.api_key is not None:
+            return "server"
+        if self.location is not None:
+            return "local"
+        return "edge"
+
+    @property
+    def resolved_mode(self) -> Mode:
+        """The mode after inference (never ``None`` once validated)."""
+        assert self.mode is not None
+        return self.mode
+
+    def edge_root(self) -> Path:
+        """The folder holding one Qdrant Edge shard per collection."""
+        return Path(self.path).expanduser() if self.path else memoweave_home() / "qdrant-edge"
+
+    @property
+    def persistent(self) -> bool:
+        """Whether data survives closing and reopening with this configuration."""
+        return self.location is None

@@ -1,0 +1,93 @@
+"""The small engine interface the store drives, implemented once per Qdrant API.
+
+:class:`memoweave_qdrant.edge_engine.EdgeEngine` talks to Qdrant Edge (``qdrant_edge``),
+:class:`memoweave_qdrant.client_engine.ClientEngine` to ``qdrant-client`` (local mode or a
+server). Engines work with native UUID point ids, already-encoded payloads (bookkeeping
+keys included) and the neutral filter tree of :mod:`memoweave_qdrant.filters`; they do no
+validation and may raise any exception (the store maps them to ``VectorStoreError``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from memoweave.providers.vector_store import Metric
+from memoweave_qdrant.filters import Clause
+
+
+@dataclass(frozen=True)
+class Row:
+    """A point read back from the engine (payload as stored, vector if asked)."""
+
+    id: UUID
+    payload: dict[str, Any]
+    vector: list[float] | None = None
+    score: float = 0.0
+
+
+class Engine(ABC):
+    """One Qdrant backend; every method acts on the collection given to :meth:`open`."""
+
+    supports_payload_indexes: bool = True
+
+    @abstractmethod
+    def open(self, name: str, dims: int, metric: Metric, *, create: bool) -> tuple[int, Metric]:
+        """Open ``name`` (creating it with ``dims``/``metric`` if missing and ``create``).
+
+        Returns the collection's actual ``(dims, metric)``; raises ``LookupError`` if it is
+        missing and ``create`` is false.
+        """
+
+    @abstractmethod
+    def ensure_indexes(self, keyword_fields: Sequence[str], text_field: str) -> None:
+        """Create keyword indexes on ``keyword_fields`` and a BM25 text index on ``text_field``."""
+
+    @abstractmethod
+    def upsert(self, points: Sequence[tuple[UUID, list[float], dict[str, Any]]]) -> None:
+        """Insert or replace points."""
+
+    @abstractmethod
+    def search(self, vector: list[float], limit: int, where: Clause | None) -> list[Row]:
+        """Nearest points by the collection's metric, engine score in ``Row.score``."""
+
+    @abstractmethod
+    def text_search(self, text: str, field: str, limit: int, where: Clause | None) -> list[Row]:
+        """BM25 ranking over the text index of ``field``."""
+
+    @abstractmethod
+    def retrieve(self, ids: Sequence[UUID], with_vectors: bool) -> list[Row]:
+        """The existing points among ``ids`` (any order)."""
+
+    @abstractmethod
+    def delete(self, ids: Sequence[UUID]) -> None:
+        """Delete points; missing ids are ignored."""
+
+    @abstractmethod
+    def set_vector(self, id: UUID, vector: list[float]) -> None:
+        """Replace the vector of an existing point."""
+
+    @abstractmethod
+    def set_payload(self, id: UUID, payload: dict[str, Any]) -> None:
+        """Replace the whole payload of an existing point."""
+
+    @abstractmethod
+    def scroll(
+        self, where: Clause | None, limit: int, offset: UUID | None
+    ) -> tuple[list[Row], UUID | None]:
+        """Points in id order from ``offset`` (inclusive); the next offset or ``None``."""
+
+    @abstractmethod
+    def count(self, where: Clause | None) -> int:
+        """Exact number of points matching ``where``."""
+
+    @abstractmethod
+    def drop(self, name: str) -> None:
+        """Delete collection ``name`` and its data."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the engine (idempotent)."""

@@ -1,0 +1,327 @@
+"""The ``qdrant`` vector store: memoweave's contract on top of one Qdrant engine.
+
+See :mod:`memoweave.providers.vector_store` for the contract. Ids are stored as native
+Qdrant UUID point ids; filters are translated by :mod:`memoweave_qdrant.filters` and, when
+the translation is only a superset (``icontains``), post-filtered with
+:func:`memoweave.filters.evaluate`. Every engine exception becomes a ``VectorStoreError``
+carrying the engine's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
+from uuid import UUID
+
+from memoweave.errors import MemoweaveError, NotFound, ValidationError, VectorStoreError
+from memoweave.filters.ast import FilterNode
+from memoweave.providers.vector_store import (
+    SCOPE_KEYS,
+    TEXT_FIELD,
+    Metric,
+    Page,
+    Payload,
+    SearchHit,
+    StoreCapabilities,
+    StoredRecord,
+    VectorRecord,
+    VectorStore,
+)
+from memoweave_qdrant import codec
+from memoweave_qdrant.config import QdrantStoreConfig
+from memoweave_qdrant.engine import Engine, Row
+from memoweave_qdrant.filters import LISTS_KEY, Clause, translate
+
+T = TypeVar("T")
+Keep = Callable[[Payload], bool]
+_METRICS = ("cosine", "dot", "euclidean")
+_LOCK_MARKERS = ("WouldBlock", "already accessed by another instance", "Resource temporarily")
+_LOCK_HINT = (
+    "Close the other memoweave process or store using this folder; to share one store "
+    "between processes, run a Qdrant server and configure url: http://host:6333 instead."
+)
+
+
+def _engine_error(action: str, exc: BaseException, where: str) -> VectorStoreError:
+    message = str(exc) or type(exc).__name__
+    if any(marker in message for marker in _LOCK_MARKERS):
+        return VectorStoreError(
+            f"the Qdrant storage at {where} is locked by another process or store "
+            f"(engine said: {message})",
+            hint=_LOCK_HINT,
+            details={"action": action, "location": where, "engine_message": message},
+        )
+    return VectorStoreError(
+        f"qdrant {action} failed: {message}",
+        details={"action": action, "location": where, "engine_message": message},
+    )
+
+
+def _build_engine(config: QdrantStoreConfig) -> Engine:
+    if config.resolved_mode == "edge":
+        from memoweave_qdrant.edge_engine import EdgeEngine
+
+        return EdgeEngine(config.edge_root())
+    from memoweave_qdrant.client_engine import ClientEngine
+
+    return ClientEngine(config)
+
+
+class QdrantVectorStore(VectorStore):
+    """A memoweave vector store backed by Qdrant Edge, qdrant-client local mode or a server."""
+
+    def __init__(self, config: QdrantStoreConfig) -> None:
+        self.config = config
+        self._where = (
+            config.url
+            if config.resolved_mode == "server"
+            else (
+                config.location or str(config.edge_root() if config.mode == "edge" else config.path)
+            )
+        )
+        self.capabilities = StoreCapabilities(keyword_search=True, persistent=config.persistent)
+        self._name: str | None = None
+        self._dims = 0
+        self._metric: Metric = "cosine"
+        self._dropped = False
+        self._closed = False
+        self._engine = self._call("open", lambda: _build_engine(config))
+
+    # -- plumbing --------------------------------------------------------------------
+    def _call(self, action: str, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except MemoweaveError:
+            raise
+        except Exception as exc:
+            raise _engine_error(action, exc, self._where) from exc
+
+    def _bound(self) -> Engine:
+        if self._closed:
+            raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
+        if self._name is None:
+            raise VectorStoreError(
+                "no collection bound", hint="Call ensure_collection(name, dims) first."
+            )
+        if self._dropped:
+            self._open(self._name, self._dims, self._metric)
+        return self._engine
+
+    def _open(self, name: str, dims: int, metric: Metric) -> None:
+        engine = self._engine
+        actual = self._call("open collection", lambda: engine.open(name, dims, metric, create=True))
+        if actual != (dims, metric):
+            self._name = None
+            raise VectorStoreError(
+                f"collection {name!r} exists with dims={actual[0]} metric={actual[1]!r}, "
+                f"asked for dims={dims} metric={metric!r}",
+                hint="Use another collection name, or drop the collection to recreate it.",
+            )
+        keyword = (*SCOPE_KEYS, LISTS_KEY)
+        self._call("create indexes", lambda: engine.ensure_indexes(keyword, TEXT_FIELD))
+        self._name, self._dims, self._metric, self._dropped = name, dims, metric, False
+
+    def _filter(self, filter: FilterNode | None) -> tuple[Clause | None, Keep | None]:
+        """The native clause, and the post-filter when the clause is only a superset."""
+        where, exact = translate(filter)
+        if exact:
+            return where, None
+        from memoweave.filters import evaluate
+
+        return where, lambda payload: evaluate(filter, payload)
+
+    def _score(self, raw: float) -> float:
+        return -raw if self._metric == "euclidean" else raw
+
+    def _ranked(
+        self, fetch: Callable[[int], list[Row]], top_k: int, keep: Keep | None
+    ) -> list[SearchHit]:
+        """Hits from ``fetch(limit)``, widening the fetch until ``top_k`` pass ``keep``."""
+        limit = top_k
+        while True:
+            rows = fetch(limit)
+            hits = []
+            for row in rows:
+                payload = codec.decode_payload(row.payload)
+                if keep is None or keep(payload):
+                    hits.append(SearchHit(str(row.id), self._score(row.score), payload))
+            if len(hits) >= top_k or len(rows) < limit:
+                return hits[:top_k]
+            limit *= 4
+
+    def _matching(
+        self, where: Clause | None, keep: Keep, start: UUID | None
+    ) -> Iterator[StoredRecord]:
+        """Every record matching from ``start`` on, in id order (post-filtered)."""
+        engine = self._bound()
+        offset = start
+        while True:
+            rows, offset = self._call("scroll", lambda o=offset: engine.scroll(where, 256, o))
+            for row in rows:
+                payload = codec.decode_payload(row.payload)
+                if keep(payload):
+                    yield StoredRecord(str(row.id), payload)
+            if offset is None:
+                return
+
+    # -- contract --------------------------------------------------------------------
+    def ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
+        """Create or open ``name`` and bind to it; ``VectorStoreError`` on a dims/metric clash."""
+        codec.check_collection_name(name)
+        codec.check_positive("dims", dims)
+        if metric not in _METRICS:
+            raise ValidationError(f"metric must be one of {_METRICS}, got {metric!r}")
+        if self._closed:
+            raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
+        self._open(name, dims, metric)
+
+    def upsert(self, records: Sequence[VectorRecord]) -> None:
+        """Insert or replace ``records`` in one engine call (idempotent by id)."""
+        engine = self._bound()
+        cosine = self._metric == "cosine"
+        points = []
+        for record in records:
+            if not isinstance(record, VectorRecord):
+                raise ValidationError(f"expected VectorRecord, got {type(record).__name__}")
+            vector, norm = codec.check_vector(record.vector, self._dims)
+            points.append(
+                (
+                    codec.parse_id(record.id),
+                    vector,
+                    codec.encode_payload(record.payload, norm=norm if cosine else None),
+                )
+            )
+        if points:
+            self._call("upsert", lambda: engine.upsert(points))
+
+    def search(
+        self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
+    ) -> list[SearchHit]:
+        """The ``top_k`` most similar records matching ``filter``, best first."""
+        engine = self._bound()
+        query, _ = codec.check_vector(vector, self._dims)
+        codec.check_positive("top_k", top_k)
+        where, keep = self._filter(filter)
+        fetch = lambda n: self._call("search", lambda: engine.search(query, n, where))  # noqa: E731
+        return self._ranked(fetch, top_k, keep)
+
+    def keyword_search(
+        self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
+    ) -> list[SearchHit]:
+        """BM25 over ``payload["memory"]`` (Qdrant's text index with scoring)."""
+        engine = self._bound()
+        if not isinstance(text, str):
+            raise ValidationError(f"text must be a string, got {type(text).__name__}")
+        codec.check_positive("top_k", top_k)
+        if not text.strip():
+            return []
+        where, keep = self._filter(filter)
+        fetch = lambda n: self._call(  # noqa: E731
+            "keyword search", lambda: engine.text_search(text, TEXT_FIELD, n, where)
+        )
+        hits = self._ranked(fetch, top_k, keep)
+        if self._metric == "euclidean":  # undo _ranked's distance negation: BM25 is a score
+            return [SearchHit(h.id, -h.score, h.payload) for h in hits]
+        return hits
+
+    def get(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredRecord]:
+        """The existing records among ``ids``, in the order asked."""
+        engine = self._bound()
+        wanted = [codec.parse_id(i) for i in ids]
+        if not wanted:
+            return []
+        rows = self._call(
+            "retrieve", lambda: engine.retrieve(list(dict.fromkeys(wanted)), with_vectors)
+        )
+        by_id = {row.id: row for row in rows}
+        out = []
+        for pid in wanted:
+            row = by_id.get(pid)
+            if row is not None:
+                vector = codec.decode_vector(row.vector, row.payload) if with_vectors else None
+                out.append(StoredRecord(str(pid), codec.decode_payload(row.payload), vector))
+        return out
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Delete ``ids``; missing ids are ignored."""
+        engine = self._bound()
+        wanted = [codec.parse_id(i) for i in ids]
+        if wanted:
+            self._call("delete", lambda: engine.delete(wanted))
+
+    def update(
+        self, id: str, *, vector: Sequence[float] | None = None, payload: Payload | None = None
+    ) -> None:
+        """Replace the vector and/or the whole payload of ``id``; ``NotFound`` if missing."""
+        engine = self._bound()
+        pid = codec.parse_id(id)
+        new_vector, new_norm = (
+            codec.check_vector(vector, self._dims) if vector is not None else (None, 0.0)
+        )
+        new_payload = codec.encode_payload(payload, norm=None) if payload is not None else None
+        rows = self._call("retrieve", lambda: engine.retrieve([pid], False))
+        if not rows:
+            raise NotFound(f"record {id} does not exist", details={"id": id})
+        stored = new_payload if new_payload is not None else dict(rows[0].payload)
+        if self._metric == "cosine":
+            if new_vector is not None:
+                stored[codec.NORM_KEY] = new_norm
+            elif codec.NORM_KEY in rows[0].payload:
+                stored[codec.NORM_KEY] = rows[0].payload[codec.NORM_KEY]
+        if new_vector is not None:
+            self._call("update vector", lambda: engine.set_vector(pid, new_vector))
+        if new_payload is not None or (new_vector is not None and self._metric == "cosine"):
+            self._call("update payload", lambda: engine.set_payload(pid, stored))
+
+    def list(
+        self, *, filter: FilterNode | None = None, limit: int = 100, cursor: str | None = None
+    ) -> Page:
+        """One page of matching records in id order; the cursor is the next record's id."""
+        engine = self._bound()
+        codec.check_positive("limit", limit)
+        start = self._cursor(cursor)
+        where, keep = self._filter(filter)
+        if keep is None:
+            rows, nxt = self._call("scroll", lambda: engine.scroll(where, limit, start))
+            records = [StoredRecord(str(r.id), codec.decode_payload(r.payload)) for r in rows]
+            return Page(records, str(nxt) if nxt is not None else None)
+        records = []
+        for record in self._matching(where, keep, start):
+            if len(records) == limit:
+                return Page(records, record.id)
+            records.append(record)
+        return Page(records, None)
+
+    def count(self, *, filter: FilterNode | None = None) -> int:
+        """Exact number of records matching ``filter``."""
+        engine = self._bound()
+        where, keep = self._filter(filter)
+        if keep is None:
+            return self._call("count", lambda: engine.count(where))
+        return sum(1 for _ in self._matching(where, keep, None))
+
+    def drop_collection(self) -> None:
+        """Delete the bound collection; it is recreated empty on next use."""
+        engine = self._bound()
+        name = self._name
+        assert name is not None
+        self._call("drop collection", lambda: engine.drop(name))
+        self._dropped = True
+
+    def close(self) -> None:
+        """Flush and release the engine (and its folder lock). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._call("close", self._engine.close)
+
+    def _cursor(self, cursor: str | None) -> UUID | None:
+        if cursor is None:
+            return None
+        try:
+            return codec.parse_id(cursor)
+        except ValidationError:
+            raise ValidationError(
+                f"invalid list cursor {cursor!r}",
+                hint="Pass back the next_cursor of the previous page unchanged.",
+            ) from None

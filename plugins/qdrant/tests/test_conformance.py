@@ -1,0 +1,39 @@
+"""The memoweave vector store conformance kit against every embedded Qdrant mode."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memoweave.plugins import load_registry
+from memoweave.providers.vector_store import VectorStore
+from memoweave.testing import VectorStoreConformance
+
+
+class TestQdrantEdgeConformance(VectorStoreConformance):
+    """Qdrant Edge, one shard folder per collection."""
+
+    @pytest.fixture
+    def store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
+        config = {"mode": "edge", "path": str(tmp_path / "edge")}
+        return lambda: load_registry().create("vector_store", "qdrant", config)
+
+
+class TestQdrantLocalPathConformance(VectorStoreConformance):
+    """qdrant-client local mode on a folder."""
+
+    @pytest.fixture
+    def store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
+        config = {"mode": "local", "path": str(tmp_path / "local")}
+        return lambda: load_registry().create("vector_store", "qdrant", config)
+
+
+class TestQdrantMemoryConformance(VectorStoreConformance):
+    """qdrant-client local mode in memory (not persistent: the kit skips reopening)."""
+
+    @pytest.fixture
+    def store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
+        config = {"location": ":memory:"}
+        return lambda: load_registry().create("vector_store", "qdrant", config)

@@ -1,0 +1,213 @@
+"""Query and scan strategies of :class:`~memoweave_upstash.store.UpstashVectorStore`.
+
+Search
+    The filter is translated (:mod:`memoweave_upstash.filters`). An exact translation is
+    sent with ``topK = top_k`` (one ``query`` per vector, or one ``query_many`` request per
+    ``query_batch_size`` vectors); hits are still checked with the reference evaluator. When
+    the translation is only a superset, when that check drops a hit of a full page, or when
+    ``top_k`` exceeds ``max_top_k``, the vector is re-run as a *resumable query* that pages
+    through candidates in similarity order until ``top_k`` hits match or the namespace is
+    exhausted — never a silent top-k-then-filter.
+
+List / count
+    Upstash's ``range`` has no filter, so both scan the namespace in range order and filter
+    client-side. A list cursor is ``ups1:<base64 JSON {"c": range cursor, "s": skip}>``: the
+    range page to reopen and how many of its vectors were already consumed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from memoweave.errors import VectorStoreError
+from memoweave.filters import FilterNode, Predicate, compile_filter
+from memoweave.providers.vector_store import Page, SearchHit, StoredRecord
+from memoweave_upstash.filters import translate
+from memoweave_upstash.payloads import decode_metadata, similarity
+
+if TYPE_CHECKING:
+    from memoweave_upstash.store import UpstashVectorStore
+
+_CURSOR_PREFIX = "ups1:"
+
+
+def run(
+    store: UpstashVectorStore,
+    namespace: str,
+    queries: list[list[float]],
+    top_k: int,
+    node: FilterNode | None,
+) -> list[list[SearchHit]]:
+    """The hits of every query vector (see the module docstring)."""
+    translation = translate(node)
+    if translation.nothing or not queries:
+        return [[] for _ in queries]
+    predicate = compile_filter(node)
+    cfg = store.config
+    results: list[list[SearchHit] | None] = [None] * len(queries)
+    if translation.exact and top_k <= cfg.max_top_k:
+        for start in range(0, len(queries), cfg.query_batch_size):
+            batch = queries[start : start + cfg.query_batch_size]
+            pages = _query_batch(store, namespace, batch, top_k, translation.expression)
+            for offset, page in enumerate(pages):
+                hits = [h for h in _hits(store, page) if predicate(h.payload)]
+                if len(hits) == len(page) or len(page) < top_k:
+                    results[start + offset] = hits
+    for i, vector in enumerate(queries):
+        if results[i] is None:
+            results[i] = _resumable(
+                store, namespace, vector, top_k, translation.expression, predicate
+            )
+    return [r or [] for r in results]
+
+
+def _query_batch(
+    store: UpstashVectorStore, namespace: str, batch: list[list[float]], top_k: int, expr: str
+) -> list[list[Any]]:
+    index = store._index
+    if len(batch) == 1:
+        page = store._call(
+            "query",
+            index.query,
+            vector=batch[0],
+            top_k=top_k,
+            include_metadata=True,
+            filter=expr,
+            namespace=namespace,
+        )
+        return [page]
+    requests = [
+        {"vector": v, "top_k": top_k, "include_metadata": True, "filter": expr} for v in batch
+    ]
+    pages = store._call("query", index.query_many, queries=requests, namespace=namespace)
+    if len(pages) != len(batch):
+        raise VectorStoreError(
+            f"Upstash query_many returned {len(pages)} result lists for {len(batch)} queries"
+        )
+    return pages
+
+
+def _hits(store: UpstashVectorStore, page: list[Any]) -> list[SearchHit]:
+    metric = store._metric
+    return [
+        SearchHit(r.id, similarity(metric, float(r.score)), decode_metadata(r.metadata))
+        for r in page
+    ]
+
+
+def _resumable(
+    store: UpstashVectorStore,
+    namespace: str,
+    vector: list[float],
+    top_k: int,
+    expr: str,
+    predicate: Predicate,
+) -> list[SearchHit]:
+    """Page through candidates in similarity order until ``top_k`` of them match."""
+    step = min(store.config.max_top_k, max(4 * top_k, 100))
+    page, handle = store._call(
+        "resumable query",
+        store._index.resumable_query,
+        vector=vector,
+        top_k=step,
+        include_metadata=True,
+        filter=expr,
+        namespace=namespace,
+        max_idle=60,
+    )
+    hits: list[SearchHit] = []
+    try:
+        while True:
+            hits.extend(h for h in _hits(store, page) if predicate(h.payload))
+            if len(hits) >= top_k or len(page) < step:
+                break
+            page = store._call("resumable query", handle.fetch_next, step)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            handle.stop()
+        raise
+    store._call("resumable query end", handle.stop)
+    return hits[:top_k]
+
+
+def encode_cursor(range_cursor: str, skip: int) -> str:
+    """The opaque list cursor for position ``skip`` of the range page at ``range_cursor``."""
+    raw = json.dumps({"c": range_cursor, "s": skip}, separators=(",", ":")).encode()
+    return _CURSOR_PREFIX + base64.urlsafe_b64encode(raw).decode()
+
+
+def decode_cursor(cursor: str | None) -> tuple[str, int]:
+    """``(range cursor, skip)`` for a cursor made by :func:`encode_cursor` (``None``: start)."""
+    if cursor is None:
+        return "", 0
+    try:
+        if not isinstance(cursor, str) or not cursor.startswith(_CURSOR_PREFIX):
+            raise ValueError(cursor)
+        data = json.loads(base64.urlsafe_b64decode(cursor[len(_CURSOR_PREFIX) :]))
+        position = str(data["c"]), int(data["s"])
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise VectorStoreError(
+            f"invalid cursor {cursor!r}", hint="Pass back the next_cursor of a previous page."
+        ) from None
+    if position[1] < 0:
+        raise VectorStoreError(f"invalid cursor {cursor!r}")
+    return position
+
+
+def _walk(
+    store: UpstashVectorStore, namespace: str, range_cursor: str, skip: int, size: int
+) -> Iterator[tuple[str, int, StoredRecord]]:
+    """Every vector from a position on, as ``(page cursor, index in page, record)``."""
+    while True:
+        result = store._call(
+            "range",
+            store._index.range,
+            cursor=range_cursor,
+            limit=size,
+            include_metadata=True,
+            namespace=namespace,
+        )
+        for i in range(skip, len(result.vectors)):
+            item = result.vectors[i]
+            yield range_cursor, i, StoredRecord(item.id, decode_metadata(item.metadata))
+        if not result.next_cursor:
+            return
+        range_cursor, skip = result.next_cursor, 0
+
+
+def scan(store: UpstashVectorStore, namespace: str, predicate: Predicate) -> Iterator[StoredRecord]:
+    """Every record of the namespace that satisfies ``predicate``."""
+    for _, _, rec in _walk(store, namespace, "", 0, store.config.read_batch_size):
+        if predicate(rec.payload):
+            yield rec
+
+
+def list_page(
+    store: UpstashVectorStore,
+    namespace: str,
+    node: FilterNode | None,
+    limit: int,
+    cursor: str | None,
+) -> Page:
+    """Up to ``limit`` matching records from ``cursor``; ``next_cursor`` marks the next match."""
+    range_cursor, skip = decode_cursor(cursor)
+    predicate = compile_filter(node)
+    size = store.config.read_batch_size
+    if node is None:  # no filter: read just past this page
+        size = min(size, skip + limit + 1)
+    out: list[StoredRecord] = []
+    for page_cursor, i, rec in _walk(store, namespace, range_cursor, skip, size):
+        if not predicate(rec.payload):
+            continue
+        if len(out) == limit:
+            return Page(out, encode_cursor(page_cursor, i))
+        out.append(rec)
+    return Page(out, None)
+
+
+__all__ = ["decode_cursor", "encode_cursor", "list_page", "run", "scan"]

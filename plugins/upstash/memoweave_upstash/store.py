@@ -1,0 +1,262 @@
+"""``UpstashVectorStore``: the memoweave vector store contract on Upstash Vector (REST).
+
+A memoweave collection is the Upstash namespace ``namespace_prefix + name`` of one index;
+the index fixes dimensions and metric, so ``ensure_collection`` checks them against
+``info()`` instead of creating anything (namespaces appear on first write). Every SDK call
+goes through :meth:`UpstashVectorStore._call`, which maps failures to ``VectorStoreError``.
+Search and filtering are in :mod:`memoweave_upstash.search`; see the README for the
+filter translation and the score conversion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from memoweave.errors import NotFound, VectorStoreError
+from memoweave.filters import FilterNode, compile_filter, parse_filter
+from memoweave.providers.vector_store import (
+    Metric,
+    Page,
+    Payload,
+    SearchHit,
+    StoreCapabilities,
+    StoredRecord,
+    VectorRecord,
+    VectorStore,
+)
+from memoweave_upstash import client, search
+from memoweave_upstash.config import NAMESPACE_RE, UpstashStoreConfig
+from memoweave_upstash.filters import translate
+from memoweave_upstash.payloads import (
+    SIMILARITY_FUNCTIONS,
+    check_vector,
+    decode_metadata,
+    encode_payload,
+)
+
+T = TypeVar("T")
+
+
+def _positive(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise VectorStoreError(f"{name} must be a positive int, got {value!r}")
+    return value
+
+
+def _check_ids(ids: Any) -> list[str]:
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
+        raise VectorStoreError(f"ids must be a list of strings, got {type(ids).__name__}")
+    for id_ in ids:
+        if not isinstance(id_, str) or not id_:
+            raise VectorStoreError(f"record ids must be non-empty strings, got {id_!r}")
+    return list(ids)
+
+
+def _chunks(items: list[T], size: int) -> list[list[T]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+class UpstashVectorStore(VectorStore):
+    """Vectors in one namespace of an Upstash Vector index (see the module docstring)."""
+
+    capabilities = StoreCapabilities(keyword_search=False, persistent=True)
+
+    def __init__(self, config: UpstashStoreConfig) -> None:
+        self.config = config
+        self._url, _ = config.resolved()
+        self._index: Any = client.connect(config)
+        self._namespace: str | None = None
+        self._dims = 0
+        self._metric: Metric = "cosine"
+        self._closed = False
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _call(self, op: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run one SDK call, mapping every failure to ``VectorStoreError``."""
+        try:
+            return fn(*args, **kwargs)
+        except VectorStoreError:
+            raise
+        except Exception as exc:
+            raise client.store_error(exc, op, self._url, self._namespace or "") from exc
+
+    def _bound(self) -> str:
+        if self._closed:
+            raise VectorStoreError("the Upstash store is closed", hint="Create a new store.")
+        if self._namespace is None:
+            raise VectorStoreError(
+                "the Upstash store is not bound to a collection",
+                hint="Call ensure_collection(name, dims, metric) first.",
+            )
+        return self._namespace
+
+    @property
+    def namespace(self) -> str | None:
+        """The Upstash namespace of the bound collection (``None`` before binding)."""
+        return self._namespace
+
+    # -- collection ------------------------------------------------------------------------
+
+    def ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
+        """Bind to namespace ``prefix + name`` after checking ``dims``/``metric`` on the index."""
+        if self._closed:
+            raise VectorStoreError("the Upstash store is closed", hint="Create a new store.")
+        if not isinstance(name, str) or not name or not NAMESPACE_RE.fullmatch(name):
+            raise VectorStoreError(
+                f"invalid collection name {name!r}",
+                hint="Use letters, digits, '_' and '-' only (it becomes an Upstash namespace).",
+            )
+        dims = _positive(dims, "dims")
+        if metric not in SIMILARITY_FUNCTIONS:
+            raise VectorStoreError(f"unknown metric {metric!r}; use cosine, dot or euclidean")
+        info = self._call("info", self._index.info)
+        wanted = SIMILARITY_FUNCTIONS[metric]
+        if info.dimension != dims or info.similarity_function != wanted:
+            raise VectorStoreError(
+                f"Upstash index at {self._url} has dimension {info.dimension} and similarity "
+                f"{info.similarity_function}; collection {name!r} asked for {dims} and {wanted}",
+                hint="Upstash fixes dims and metric per index: point the store at a matching "
+                "index or change the embedder / metric.",
+                details={"index_dims": info.dimension, "index_metric": info.similarity_function},
+            )
+        self._namespace = self.config.namespace_prefix + name
+        self._dims, self._metric = dims, metric
+
+    def drop_collection(self) -> None:
+        """Remove every vector of the bound namespace (Upstash ``reset``)."""
+        namespace = self._bound()
+        self._call("reset", self._index.reset, namespace=namespace)
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def upsert(self, records: Sequence[VectorRecord]) -> None:
+        """Insert or replace ``records``, ``upsert_batch_size`` vectors per request.
+
+        Every record is validated before the first request, so bad input writes nothing.
+        """
+        namespace = self._bound()
+        if isinstance(records, (str, bytes)) or not isinstance(records, Sequence):
+            raise VectorStoreError("upsert takes a list of VectorRecord")
+        vectors: list[dict[str, Any]] = []
+        for i, rec in enumerate(records):
+            if not isinstance(rec, VectorRecord):
+                raise VectorStoreError(f"records[{i}] is not a VectorRecord")
+            _check_ids([rec.id])
+            vectors.append(
+                {
+                    "id": rec.id,
+                    "vector": check_vector(rec.vector, self._dims, f"records[{i}]"),
+                    "metadata": encode_payload(rec.payload, f"records[{i}]"),
+                }
+            )
+        for chunk in _chunks(vectors, self.config.upsert_batch_size):
+            self._call("upsert", self._index.upsert, chunk, namespace=namespace)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Delete ``ids``; missing ids are ignored."""
+        namespace = self._bound()
+        for chunk in _chunks(_check_ids(ids), self.config.read_batch_size):
+            self._call("delete", self._index.delete, chunk, namespace=namespace)
+
+    def update(
+        self, id: str, *, vector: Sequence[float] | None = None, payload: Payload | None = None
+    ) -> None:
+        """Replace the vector and/or the whole payload of ``id``; ``NotFound`` if missing."""
+        from upstash_vector.types import MetadataUpdateMode
+
+        namespace = self._bound()
+        _check_ids([id])
+        new_vector = None if vector is None else check_vector(vector, self._dims, "update")
+        metadata = None if payload is None else encode_payload(payload, "update")
+        if new_vector is None and metadata is None:
+            if not self.get([id]):
+                raise NotFound(f"no record {id!r} in collection {namespace!r}")
+            return
+        updated = self._call(
+            "update",
+            self._index.update,
+            id,
+            vector=new_vector,
+            metadata=metadata,
+            namespace=namespace,
+            metadata_update_mode=MetadataUpdateMode.OVERWRITE,
+        )
+        if not updated:
+            raise NotFound(f"no record {id!r} in collection {namespace!r}")
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def get(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredRecord]:
+        """The existing records among ``ids``, in the order asked."""
+        namespace = self._bound()
+        wanted = _check_ids(ids)
+        found: dict[str, StoredRecord] = {}
+        for chunk in _chunks(list(dict.fromkeys(wanted)), self.config.read_batch_size):
+            results = self._call(
+                "fetch",
+                self._index.fetch,
+                chunk,
+                include_vectors=with_vectors,
+                include_metadata=True,
+                namespace=namespace,
+            )
+            for item in results:
+                if item is not None:
+                    vec = list(item.vector) if with_vectors and item.vector is not None else None
+                    found[item.id] = StoredRecord(item.id, decode_metadata(item.metadata), vec)
+        return [found[i] for i in wanted if i in found]
+
+    def search(
+        self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
+    ) -> list[SearchHit]:
+        """The ``top_k`` most similar records matching ``filter`` (scores per the contract)."""
+        return self.search_many([vector], top_k=top_k, filter=filter)[0]
+
+    def search_many(
+        self,
+        vectors: Sequence[Sequence[float]],
+        *,
+        top_k: int = 10,
+        filter: FilterNode | None = None,
+    ) -> list[list[SearchHit]]:
+        """:meth:`search` for several query vectors, batched through the SDK's ``query_many``."""
+        namespace = self._bound()
+        top_k = _positive(top_k, "top_k")
+        queries = [check_vector(v, self._dims, f"vectors[{i}]") for i, v in enumerate(vectors)]
+        node = parse_filter(filter)
+        return search.run(self, namespace, queries, top_k, node)
+
+    def list(
+        self, *, filter: FilterNode | None = None, limit: int = 100, cursor: str | None = None
+    ) -> Page:
+        """One page of matching records in Upstash's range order (filtered client-side)."""
+        namespace = self._bound()
+        limit = _positive(limit, "limit")
+        node = parse_filter(filter)
+        if translate(node).nothing:
+            return Page([], None)
+        return search.list_page(self, namespace, node, limit, cursor)
+
+    def count(self, *, filter: FilterNode | None = None) -> int:
+        """Records matching ``filter``: ``info()`` without a filter, a range scan with one."""
+        namespace = self._bound()
+        node = parse_filter(filter)
+        if node is None:
+            info = self._call("info", self._index.info)
+            ns = info.namespaces.get(namespace)
+            return 0 if ns is None else ns.vector_count + ns.pending_vector_count
+        if translate(node).nothing:
+            return 0
+        predicate = compile_filter(node)
+        return sum(1 for _ in search.scan(self, namespace, predicate))
+
+    def close(self) -> None:
+        """Release the HTTP connections. Idempotent."""
+        if not self._closed:
+            self._closed = True
+            client.close(self._index)
+
+
+__all__ = ["UpstashVectorStore"]

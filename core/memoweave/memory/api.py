@@ -23,7 +23,7 @@ from memoweave.memory.history import StoredMessage
 from memoweave.memory.messages import NormalizedMessage, normalize_messages
 from memoweave.memory.providers import MemoryProviders, build_providers
 from memoweave.memory.scope import Scope
-from memoweave.memory.search import read_filter, visible_statuses
+from memoweave.memory.search import scoped_read, visible_statuses
 from memoweave.memory.strategies import select_strategy
 from memoweave.memory.transaction import recover
 from memoweave.memory.validate import (
@@ -34,7 +34,6 @@ from memoweave.memory.validate import (
     check_query,
     check_threshold,
     check_top_k,
-    merge_scope_filters,
 )
 from memoweave.memory.writer import MemoryWriter, WriteContext
 from memoweave.retrieval import Retriever
@@ -227,21 +226,16 @@ class Memory:
         check_query(query)
         top_k = check_top_k(limit if limit is not None else top_k)
         check_threshold(threshold)
-        for name, flag in (
-            ("rerank", rerank),
-            ("explain", explain),
-            ("include_superseded", include_superseded),
-            ("show_expired", show_expired),
-        ):
-            check_bool(name, flag)
-        filters = merge_scope_filters(filters, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        scope = Scope.from_filters(filters, operation="search()")
-        node = read_filter(
+        check_bool("rerank", rerank)
+        check_bool("explain", explain)
+        scope, node = scoped_read(
             filters,
-            scope,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
             include_superseded=include_superseded,
             show_expired=show_expired,
-            now=it.utcnow(),
+            operation="search()",
         )
         with self._lock:
             self._ensure_ready()
@@ -296,14 +290,14 @@ class Memory:
                 "cursor must be the string returned as next_cursor",
                 hint="Pass next_cursor from the previous page.",
             )
-        filters = merge_scope_filters(filters, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        scope = Scope.from_filters(filters, operation="get_all()")
-        node = read_filter(
+        _, node = scoped_read(
             filters,
-            scope,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
             include_superseded=include_superseded,
             show_expired=show_expired,
-            now=it.utcnow(),
+            operation="get_all()",
         )
         with self._lock:
             self._ensure_ready()

@@ -14,6 +14,7 @@ from typing import Any
 from memoweave.filters import And, Comparison, FilterNode, Not, Or, parse_filter
 from memoweave.memory import items as it
 from memoweave.memory.scope import IDENTITY_KEYS, Scope
+from memoweave.memory.validate import check_bool, merge_scope_filters
 
 
 def visible_statuses(include_superseded: bool) -> tuple[str, ...]:
@@ -51,3 +52,28 @@ def read_filter(
             )
         )
     return And(tuple(parts))
+
+
+def scoped_read(
+    filters: Any,
+    *,
+    user_id: Any,
+    agent_id: Any,
+    run_id: Any,
+    include_superseded: Any,
+    show_expired: Any,
+    operation: str,
+) -> tuple[Scope, FilterNode]:
+    """Validate a read's scope arguments; return its scope and its full filter."""
+    check_bool("include_superseded", include_superseded)
+    check_bool("show_expired", show_expired)
+    merged = merge_scope_filters(filters, user_id=user_id, agent_id=agent_id, run_id=run_id)
+    scope = Scope.from_filters(merged, operation=operation)
+    node = read_filter(
+        merged,
+        scope,
+        include_superseded=include_superseded,
+        show_expired=show_expired,
+        now=it.utcnow(),
+    )
+    return scope, node

@@ -10,19 +10,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from memoweave.config.sections import ExtractionConfig
 from memoweave.memory.actions import Action, AddMemory, ExtractionRequest
 from memoweave.memory.llm_json import generate_json
-from memoweave.memory.prompts import load_prompt
+from memoweave.memory.strategies.llm_base import LLMStrategy
 from memoweave.memory.strategies.render import (
     Numbered,
     observation_date,
     render_new,
     render_window,
-    system_text,
 )
-from memoweave.memory.strategies.vision import describe_images
-from memoweave.providers.llm import LLM
 
 
 class ExtractedMemory(BaseModel):
@@ -39,27 +35,18 @@ class AdditiveAnswer(BaseModel):
     memories: list[ExtractedMemory] = Field(default_factory=list)
 
 
-class AdditiveStrategy:
+class AdditiveStrategy(LLMStrategy):
     """Extract new facts and mark the memories they replace, in one LLM call."""
 
     name = "additive"
     needs_related = True
 
-    def __init__(self, llm: LLM, config: ExtractionConfig) -> None:
-        self.llm = llm
-        self.config = config
-
     def plan(self, request: ExtractionRequest) -> list[Action]:
         """Call the LLM once (plus at most ``max_repair_attempts`` repairs)."""
-        messages = describe_images(self.llm, request.messages)
-        new = [m for m in messages if m.role != "system" and m.text.strip()]
+        new, instructions = self.prepare(request, "additive_v1")
         if not new:
             return []
         numbered = Numbered(tuple(request.related))
-        instructions = load_prompt("additive_v1")
-        extra = "\n".join(x for x in (request.custom_prompt, system_text(messages)) if x)
-        if extra:
-            instructions += f"\n\nAdditional instructions:\n{extra}"
         user = (
             f"Observation date: {observation_date(request.observed_at)}\n\n"
             f"EXISTING MEMORIES:\n{numbered.render()}\n\n"

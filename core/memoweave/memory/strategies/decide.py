@@ -11,7 +11,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from memoweave.config.sections import ExtractionConfig
 from memoweave.memory.actions import (
     Action,
     AddMemory,
@@ -21,15 +20,13 @@ from memoweave.memory.actions import (
 )
 from memoweave.memory.llm_json import generate_json
 from memoweave.memory.prompts import load_prompt
+from memoweave.memory.strategies.llm_base import LLMStrategy
 from memoweave.memory.strategies.render import (
     Numbered,
     observation_date,
     render_new,
     render_window,
-    system_text,
 )
-from memoweave.memory.strategies.vision import describe_images
-from memoweave.providers.llm import LLM
 
 
 class Facts(BaseModel):
@@ -52,26 +49,17 @@ class Decisions(BaseModel):
     memory: list[Decision] = Field(default_factory=list)
 
 
-class DecideStrategy:
+class DecideStrategy(LLMStrategy):
     """Two LLM calls: fact extraction, then an event per fact over related memories."""
 
     name = "decide"
     needs_related = True
 
-    def __init__(self, llm: LLM, config: ExtractionConfig) -> None:
-        self.llm = llm
-        self.config = config
-
     def plan(self, request: ExtractionRequest) -> list[Action]:
         """Extract, then decide; raise ``LLMError`` if either answer is unusable."""
-        messages = describe_images(self.llm, request.messages)
-        new = [m for m in messages if m.role != "system" and m.text.strip()]
+        new, instructions = self.prepare(request, "decide_extract_v1")
         if not new:
             return []
-        instructions = load_prompt("decide_extract_v1")
-        extra = "\n".join(x for x in (request.custom_prompt, system_text(messages)) if x)
-        if extra:
-            instructions += f"\n\nAdditional instructions:\n{extra}"
         facts = generate_json(
             self.llm,
             [

@@ -1,0 +1,109 @@
+"""LoCoMo loading and recall scoring, shared by ``locomo_recall.py`` and the peer scripts.
+
+Pure standard library, so a peer running in another virtualenv can import it too.
+Layout: see ``../shared/bench/locomo/README.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "locomo-dev.json"
+CATEGORIES = {1: "single-hop", 2: "multi-hop", 3: "temporal", 4: "open-domain"}
+KS = (5, 10, 20)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One dialogue turn, as stored: ``text`` is "Speaker: words [shared image: caption]"."""
+
+    conversation: str
+    dia_id: str
+    speaker: str
+    text: str
+    observed_at: datetime
+    session: int
+
+
+@dataclass(frozen=True)
+class Question:
+    """One scored question (categories 1-4 with evidence)."""
+
+    conversation: str
+    question: str
+    evidence: tuple[str, ...]
+    category: int
+
+
+def parse_session_date(value: str) -> datetime:
+    """LoCoMo's "1:56 pm on 8 May, 2023"."""
+    return datetime.strptime(value.strip(), "%I:%M %p on %d %B, %Y")
+
+
+def load(path: Path | str = DEFAULT_DATA) -> list[dict]:
+    """The raw conversations."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def turns(data: Iterable[dict]) -> Iterator[Turn]:
+    """Every turn of every conversation, in order."""
+    for sample in data:
+        conv = sample["conversation"]
+        numbers = sorted(
+            int(k.split("_")[1]) for k in conv if k.startswith("session_") and k.count("_") == 1
+        )
+        for n in numbers:
+            when = parse_session_date(conv[f"session_{n}_date_time"])
+            for turn in conv[f"session_{n}"]:
+                text = f"{turn['speaker']}: {turn['text']}"
+                if turn.get("blip_caption"):
+                    text += f" [shared image: {turn['blip_caption']}]"
+                yield Turn(sample["sample_id"], turn["dia_id"], turn["speaker"], text, when, n)
+
+
+def questions(data: Iterable[dict]) -> Iterator[Question]:
+    """Questions of categories 1-4 that have evidence."""
+    for sample in data:
+        for qa in sample["qa"]:
+            if qa.get("category") in CATEGORIES and qa.get("evidence"):
+                evidence = tuple(e.strip() for e in qa["evidence"] if e.strip())
+                if evidence:
+                    yield Question(sample["sample_id"], qa["question"], evidence, qa["category"])
+
+
+def score(question: Question, ranked_dia_ids: Sequence[str]) -> dict[str, float]:
+    """recall@k (share of evidence ids in the top k) and all-evidence hit at each k."""
+    out: dict[str, float] = {}
+    wanted = set(question.evidence)
+    for k in KS:
+        found = wanted & set(ranked_dia_ids[:k])
+        out[f"recall@{k}"] = len(found) / len(wanted)
+        out[f"all@{k}"] = float(found == wanted)
+    return out
+
+
+def summarise(rows: Sequence[tuple[Question, dict[str, float]]]) -> dict[str, dict[str, float]]:
+    """Mean metrics overall and per category name."""
+    groups: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for question, metrics in rows:
+        groups["overall"].append(metrics)
+        groups[CATEGORIES[question.category]].append(metrics)
+    return {
+        name: {"n": float(len(ms)), **{k: statistics.fmean(m[k] for m in ms) for k in ms[0]}}
+        for name, ms in groups.items()
+    }
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100) by nearest rank."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]

@@ -21,7 +21,6 @@ import click
 
 from memoweave.errors import FilterError, ValidationError
 from memoweave.memory.api import Memory
-from memoweave.memory.defaults import default_vector_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,15 +75,10 @@ def json_option(func: F) -> F:
     )
 
 
-def default_config() -> dict[str, Any]:
-    """The embedded default stack as a configuration mapping (store and history on disk)."""
-    return {"vector_store": default_vector_store().model_dump()}
-
-
 @contextmanager
 def open_memory(config_path: Path | None) -> Iterator[Memory]:
     """A ``Memory`` from ``config_path`` (or the embedded stack), closed afterwards."""
-    memory = Memory(str(config_path) if config_path is not None else default_config())
+    memory = Memory(str(config_path) if config_path is not None else None)
     try:
         yield memory
     finally:
@@ -106,7 +100,7 @@ def parse_json_option(option: str, text: str | None, *, error: type = Validation
         raise error(
             f"{option} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
             hint=f"Quote the whole value, e.g. {option} "
-            + ("'{\"category\": \"travel\"}'" if option == "--filter" else "'{\"key\": 1}'"),
+            + ('\'{"category": "travel"}\'' if option == "--filter" else "'{\"key\": 1}'"),
             details={"option": option},
         ) from exc
 
@@ -132,7 +126,7 @@ def parse_metadata(pairs: tuple[str, ...], as_json: str | None) -> dict[str, Any
     if metadata is not None and not isinstance(metadata, dict):
         raise ValidationError(
             f"--metadata-json must be a JSON object, got {type(metadata).__name__}",
-            hint="Pass --metadata-json '{\"topic\": \"travel\"}'.",
+            hint='Pass --metadata-json \'{"topic": "travel"}\'.',
         )
     merged: dict[str, Any] = dict(metadata or {})
     for pair in pairs:

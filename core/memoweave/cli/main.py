@@ -5,8 +5,11 @@ from __future__ import annotations
 import click
 
 from memoweave import __version__
+from memoweave.cli.demo_cmd import demo
 from memoweave.cli.errors import MemoweaveGroup
 from memoweave.cli.plugins_cmd import plugins
+from memoweave.cli.read_cmds import get, history, list_memories, search
+from memoweave.cli.write_cmds import add, delete
 
 
 @click.group(cls=MemoweaveGroup)
@@ -15,7 +18,8 @@ def main() -> None:
     """memoweave: long-term memory for LLM applications."""
 
 
-main.add_command(plugins)
+for _command in (add, search, list_memories, get, history, delete, demo, plugins):
+    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -105,7 +105,9 @@ def get(memory_id: str, config_path: Path | None, scope: ScopeArgs, as_json: boo
     with open_memory(config_path) as memory:
         item = memory.get(memory_id, **scope.kwargs())
     if item is None:
-        raise NotFound(f"no memory with id {memory_id}" + (" in this scope" if scope.kwargs() else ""))
+        raise NotFound(
+            f"no memory with id {memory_id}" + (" in this scope" if scope.kwargs() else "")
+        )
     if as_json:
         echo_json(item)
         return

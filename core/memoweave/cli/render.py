@@ -16,50 +16,71 @@ def _short_date(value: Any) -> str:
     return value[:16].replace("T", " ")
 
 
+def _date(value: Any) -> str:
+    """``2024-04-06T18:40:00+00:00`` -> ``2024-04-06``."""
+    return value[:10] if isinstance(value, str) and value else "-"
+
+
 def _meta(item: Mapping[str, Any]) -> str:
     metadata = item.get("metadata") or {}
     return ", ".join(f"{k}={v}" for k, v in metadata.items()) or ""
 
 
+def _with_id(text: Any, memory_id: Any) -> Text:
+    """The memory text with its id on a dim second line (keeps tables narrow)."""
+    cell = Text(str(text or ""))
+    cell.append(f"\n{memory_id}", style="dim")
+    return cell
+
+
 def memories_table(items: Sequence[Mapping[str, Any]], *, title: str) -> Table:
-    """One row per memory: id, text, observed date, status, metadata."""
-    table = Table(title=title, title_justify="left", show_lines=False)
-    table.add_column("id", no_wrap=True, style="dim")
-    table.add_column("memory", ratio=1)
+    """One row per memory: text and id, observed date, status (if any is not active),
+    metadata (if any is set)."""
+    show_status = any(item.get("superseded_by") for item in items)
+    show_meta = any(item.get("metadata") for item in items)
+    table = Table(title=title, title_justify="left")
+    table.add_column("memory / id", ratio=1, min_width=38)
     table.add_column("observed", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    table.add_column("metadata")
+    if show_status:
+        table.add_column("status", no_wrap=True)
+    if show_meta:
+        table.add_column("metadata")
     for item in items:
-        status = "superseded" if item.get("superseded_by") else "active"
-        table.add_row(
-            str(item.get("id")),
-            Text(str(item.get("memory", ""))),
-            _short_date(item.get("observed_at") or item.get("created_at")),
-            status,
-            Text(_meta(item)),
-        )
+        row: list[Any] = [
+            _with_id(item.get("memory"), item.get("id")),
+            _date(item.get("observed_at") or item.get("created_at")),
+        ]
+        if show_status:
+            row.append("superseded" if item.get("superseded_by") else "active")
+        if show_meta:
+            row.append(Text(_meta(item)))
+        table.add_row(*row)
     return table
 
 
 def search_table(results: Sequence[Mapping[str, Any]], *, title: str, explain: bool) -> Table:
-    """One row per hit, best first; with ``explain`` the rank of each signal."""
+    """One row per hit, best first; with ``explain`` the rank and score of each signal."""
     table = Table(title=title, title_justify="left")
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
-    table.add_column("memory", ratio=1)
+    table.add_column("memory / id", ratio=1, min_width=38)
     if explain:
         table.add_column("dense", no_wrap=True)
         table.add_column("keyword", no_wrap=True)
-    table.add_column("id", no_wrap=True, style="dim")
     for rank, hit in enumerate(results, start=1):
-        row: list[Any] = [str(rank), f"{hit.get('score', 0.0):.4f}", Text(str(hit.get("memory")))]
+        row: list[Any] = [
+            str(rank),
+            f"{hit.get('score', 0.0):.4f}",
+            _with_id(hit.get("memory"), hit.get("id")),
+        ]
         if explain:
             signals = hit.get("explain") or {}
             for name in ("dense", "keyword"):
                 sig = signals.get(name)
-                row.append(f"#{int(sig['rank'])} ({sig['score']:.3f})" if sig else "-")
-        row.append(str(hit.get("id")))
+                row.append(f"#{int(sig['rank'])} {sig['score']:.2f}" if sig else "-")
         table.add_row(*row)
+    if not results:
+        table.caption = "no results"
     return table
 
 
@@ -67,15 +88,13 @@ def add_table(results: Sequence[Mapping[str, Any]], *, title: str = "Changes") -
     """One row per change an ``add`` made (ADD, UPDATE, SUPERSEDE, DELETE)."""
     table = Table(title=title, title_justify="left")
     table.add_column("event", no_wrap=True)
-    table.add_column("memory", ratio=1)
-    table.add_column("id", no_wrap=True, style="dim")
+    table.add_column("memory / id", ratio=1, min_width=38)
     styles = {"ADD": "green", "UPDATE": "yellow", "SUPERSEDE": "magenta", "DELETE": "red"}
     for change in results:
         event = str(change.get("event"))
         table.add_row(
             Text(event, style=styles.get(event, "")),
-            Text(str(change.get("memory", ""))),
-            str(change.get("id")),
+            _with_id(change.get("memory"), change.get("id")),
         )
     return table
 
@@ -87,13 +106,11 @@ def history_table(events: Sequence[Mapping[str, Any]], *, title: str) -> Table:
     table.add_column("event", no_wrap=True)
     table.add_column("old", ratio=1)
     table.add_column("new", ratio=1)
-    table.add_column("superseded by", no_wrap=True, style="dim")
     for event in events:
         table.add_row(
             _short_date(event.get("updated_at") or event.get("created_at")),
             str(event.get("event")),
             Text(str(event.get("old_memory") or "")),
             Text(str(event.get("new_memory") or "")),
-            str(event.get("superseded_by") or ""),
         )
     return table

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ def _read_text(text: str | None) -> str:
     """The TEXT argument, or stdin when it is ``-`` or omitted (and stdin is not a TTY)."""
     if text is not None and text != "-":
         return text
-    stream = click.get_text_stream("stdin")
+    stream = sys.stdin
     if text is None and stream.isatty():
         raise ValidationError(
             "no text to add", hint="Pass the text as an argument or pipe it on stdin."
@@ -125,4 +126,3 @@ def delete(
         echo_json(result)
     else:
         click.echo(result["message"])
-

@@ -1,0 +1,67 @@
+"""``memoweave demo``: the sample conversation, end to end, with no network and no key."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from memoweave.cli.common import config_option, echo_json, json_option
+from memoweave.demo import load_sample, run_demo
+from memoweave.memory.api import Memory
+
+
+@contextmanager
+def memoweave_home(home: Path | None) -> Iterator[Path]:
+    """Point ``$MEMOWEAVE_HOME`` at ``home`` (else a temporary folder) for the block."""
+    previous = os.environ.get("MEMOWEAVE_HOME")
+    with tempfile.TemporaryDirectory(prefix="memoweave-demo-") as scratch:
+        target = home if home is not None else Path(scratch)
+        os.environ["MEMOWEAVE_HOME"] = str(target)
+        try:
+            yield target
+        finally:
+            if previous is None:
+                os.environ.pop("MEMOWEAVE_HOME", None)
+            else:
+                os.environ["MEMOWEAVE_HOME"] = previous
+
+
+@click.command()
+@config_option
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep the demo's data here (default: a temporary folder, removed afterwards). "
+    "The demo user's earlier memories there are replaced.",
+)
+@json_option
+def demo(config_path: Path | None, home: Path | None, as_json: bool) -> None:
+    """Ingest a sample 4-session conversation, show memories, a changed fact and searches.
+
+    Without --config it runs the embedded stack and the offline extractor; with a
+    configuration that names an LLM, the model extracts memories and decides supersession.
+    """
+    start = time.perf_counter()
+    sample = load_sample()
+    console = Console(quiet=as_json)
+    with memoweave_home(home) as where:
+        config = str(config_path) if config_path is not None else None
+        with Memory(config) as memory:
+            report = run_demo(memory, sample, console, with_llm=memory.config.llm is not None)
+    elapsed = time.perf_counter() - start
+    if as_json:
+        echo_json({**report.as_dict(), "home": str(where), "seconds": elapsed})
+        return
+    console.print(
+        f"Done in {elapsed:.1f} s ({report.adds} add() calls over {report.turns} turns took "
+        f"{report.ingest_seconds:.1f} s); data under {where}"
+        + ("" if home is not None else " (deleted now)"),
+        markup=False,
+    )

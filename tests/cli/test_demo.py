@@ -1,0 +1,97 @@
+"""``memoweave demo`` end to end (embedded stack and a YAML config), and the demo's LLM
+path, where the model decides the supersession (a scripted LLM, core-test double)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from memoweave.cli.main import main
+from memoweave.demo import load_sample, run_demo
+from memoweave.memory.api import Memory
+from memoweave.plugins import load_registry
+from memoweave.testing.doubles import HashingEmbedder, ScriptedLLM
+
+
+def test_demo_on_the_embedded_stack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    names = {(i.kind, i.name) for i in load_registry().list()}
+    if not {("vector_store", "qdrant"), ("embedder", "onnx")} <= names:
+        pytest.skip("the embedded stack needs memoweave-qdrant and memoweave-onnx")
+    home = tmp_path / "user-home"
+    monkeypatch.setenv("MEMOWEAVE_HOME", str(home))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("MEMOWEAVE_CONFIG", raising=False)
+    result = CliRunner().invoke(main, ["demo"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "Mode: offline extractor" in out
+    assert "16 add() calls over 32 turns" in out
+    history = out[out.index("History of") :]
+    assert re.search(r"\bADD\b", history) and re.search(r"\bUPDATE\b", history)
+    assert "I live in Lisbon." in history and "I moved to Berlin (Kreuzberg)" in history
+    assert "Search: Where do I live now?" in out
+    assert not home.exists()  # a temporary home was used, the user's one is untouched
+
+
+def test_demo_json_with_config_and_home(cli_config: Path, tmp_path: Path) -> None:
+    home = tmp_path / "demo-home"
+    args = ["demo", "--config", str(cli_config), "--home", str(home), "--json"]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    report = json.loads(first.stdout)
+    assert report["mode"] == "offline" and report["adds"] == 16 and report["turns"] == 32
+    assert report["home"] == str(home)
+    (changed,) = report["changed"]
+    assert [e["event"] for e in changed["history"]] == ["ADD", "UPDATE"]
+    assert changed["history"][0]["new_memory"] == "I live in Lisbon."
+    searches = {s["query"]: s["results"] for s in report["searches"]}
+    assert len(searches) == 6
+    assert any("Berlin" in r["memory"] for r in searches["Where do I live now?"])
+    assert any("Pixel" in r["memory"] for r in searches["Do I have pets?"])
+    # a second run in the same home replaces the demo user's memories, never duplicates them
+    second = json.loads(CliRunner().invoke(main, args).stdout)
+    assert len(second["memories"]) == len(report["memories"])
+
+
+def _extract(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """A model's answer to the additive prompt: the user's first sentence, attributed;
+    the Lisbon memory replaced when the user says they live in Berlin."""
+    prompt = str(messages[-1]["content"])
+    existing = prompt.split("EXISTING MEMORIES:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    new = prompt.split("NEW MESSAGES:\n", 1)[1].splitlines()
+    line = next(x for x in new if x.startswith("[1] Maya: "))[len("[1] Maya: ") :]
+    text = "Maya said: " + re.split(r"(?<=[.!?])\s+", line)[0]
+    if "I live in Lisbon" in line:
+        text = "Maya lives in Lisbon."
+    if "I live in Berlin now" in line:
+        text = "Maya lives in Berlin now."
+    replaces = [
+        int(x.split(".", 1)[0]) for x in existing if "lives in Lisbon" in x and "Berlin" in text
+    ]
+    return {"memories": [{"text": text, "replaces": replaces, "sources": [1]}]}
+
+
+def test_demo_llm_mode_shows_the_supersession(tmp_path: Path) -> None:
+    llm = ScriptedLLM(default=_extract)
+    memory = Memory(
+        {"vector_store": {"provider": "memory"}, "history_db_path": str(tmp_path / "h.db")},
+        llm=llm,
+        embedder=HashingEmbedder(),
+    )
+    console = Console(record=True, width=100)
+    with memory:
+        report = run_demo(memory, load_sample(), console, with_llm=True)
+    assert len(llm.calls) == report.adds == 16  # one LLM call per add
+    assert report.events.get("SUPERSEDE") == 1
+    (changed,) = report.changed
+    assert [e["event"] for e in changed["history"]] == ["ADD", "SUPERSEDE"]
+    assert changed["history"][1]["new_memory"] == "Maya lives in Berlin now."
+    text = console.export_text()
+    assert "'Maya lives in Lisbon.' was superseded by 'Maya lives in Berlin now.'" in text
+    assert all("Lisbon." not in m["memory"] for m in report.memories)

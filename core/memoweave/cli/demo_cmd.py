@@ -10,9 +10,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from memoweave.cli.common import config_option, echo_json, json_option
+from memoweave.cli.render import make_console
 from memoweave.demo import load_sample, run_demo
 from memoweave.memory.api import Memory
 
@@ -50,7 +50,7 @@ def demo(config_path: Path | None, home: Path | None, as_json: bool) -> None:
     """
     start = time.perf_counter()
     sample = load_sample()
-    console = Console(quiet=as_json)
+    console = make_console(quiet=as_json)
     with memoweave_home(home) as where:
         config = str(config_path) if config_path is not None else None
         with Memory(config) as memory:

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from memoweave.cli.render import make_console
 from memoweave.plugins import KINDS, PluginLoadWarning, ProviderRegistry, load_registry
 
 
@@ -83,4 +84,4 @@ def plugins(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(registry_to_json(registry), indent=2))
     else:
-        _print_tables(registry, Console())
+        _print_tables(registry, make_console())

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from memoweave.cli.common import (
     ScopeArgs,
@@ -16,7 +15,7 @@ from memoweave.cli.common import (
     parse_filter_option,
     scope_options,
 )
-from memoweave.cli.render import history_table, memories_table, search_table
+from memoweave.cli.render import history_table, make_console, memories_table, search_table
 from memoweave.errors import NotFound
 
 
@@ -56,7 +55,7 @@ def search(
     if as_json:
         echo_json(result)
         return
-    Console().print(search_table(result["results"], title=f"Search: {query}", explain=explain))
+    make_console().print(search_table(result["results"], title=f"Search: {query}", explain=explain))
 
 
 @click.command(name="list")
@@ -89,7 +88,7 @@ def list_memories(
     if as_json:
         echo_json(result)
         return
-    console = Console()
+    console = make_console()
     console.print(memories_table(result["results"], title="Memories"))
     if result["next_cursor"]:
         console.print(f"More: --cursor {result['next_cursor']}", markup=False)
@@ -111,7 +110,7 @@ def get(memory_id: str, config_path: Path | None, scope: ScopeArgs, as_json: boo
     if as_json:
         echo_json(item)
         return
-    Console().print(memories_table([item], title="Memory"))
+    make_console().print(memories_table([item], title="Memory"))
 
 
 @click.command()
@@ -131,4 +130,4 @@ def history(memory_id: str, config_path: Path | None, scope: ScopeArgs, as_json:
     if as_json:
         echo_json(events)
         return
-    Console().print(history_table(events, title=f"History of {memory_id}"))
+    make_console().print(history_table(events, title=f"History of {memory_id}"))

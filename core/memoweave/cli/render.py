@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -114,3 +115,12 @@ def history_table(events: Sequence[Mapping[str, Any]], *, title: str) -> Table:
             Text(str(event.get("new_memory") or "")),
         )
     return table
+
+
+def make_console(**options: Any) -> Console:
+    """A Rich console; when output is not a terminal (piped, captured), 120 columns wide
+    instead of Rich's 80 so that tables are not truncated."""
+    console = Console(**options)
+    if not console.is_terminal and "width" not in options:
+        console = Console(width=120, **options)
+    return console

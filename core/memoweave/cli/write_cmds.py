@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from memoweave.cli.common import (
     ScopeArgs,
@@ -18,7 +17,7 @@ from memoweave.cli.common import (
     parse_metadata,
     scope_options,
 )
-from memoweave.cli.render import add_table
+from memoweave.cli.render import add_table, make_console
 from memoweave.errors import ValidationError
 
 
@@ -80,7 +79,7 @@ def add(
     if as_json:
         echo_json(result)
         return
-    console = Console()
+    console = make_console()
     if not result["results"]:
         console.print("Nothing new to remember (no facts found, or all already known).")
         return

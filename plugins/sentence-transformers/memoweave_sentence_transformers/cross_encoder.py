@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from memoweave.errors import MemoweaveError, RerankerError
+from memoweave.providers.checks import check_query, check_texts, check_top_k
 from memoweave.providers.reranker import RankedDocument, Reranker
 from memoweave_sentence_transformers._loading import (
     import_sentence_transformers,
     load_failure,
     resolve_model,
 )
-from memoweave_sentence_transformers._validate import check_query, check_texts, check_top_k
 from memoweave_sentence_transformers.config import CrossEncoderConfig
 
 

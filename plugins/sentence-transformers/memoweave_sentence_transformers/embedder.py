@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memoweave.errors import EmbeddingError, MemoweaveError
+from memoweave.providers.checks import check_purpose, check_texts
 from memoweave.providers.embedder import Embedder, Purpose
 from memoweave_sentence_transformers._loading import (
     import_sentence_transformers,
@@ -13,7 +14,6 @@ from memoweave_sentence_transformers._loading import (
     resolve_model,
     set_threads,
 )
-from memoweave_sentence_transformers._validate import check_purpose, check_texts
 from memoweave_sentence_transformers.config import SentenceTransformerConfig
 
 

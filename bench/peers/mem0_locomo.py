@@ -22,7 +22,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("OPENAI_API_KEY", "sk-offline-dummy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from locomo_data import KS, load, percentile, questions, score, summarise, turns  # noqa: E402
+from locomo_data import KS, load, percentile, questions, score, summarise, turns
 
 
 def main() -> None:
@@ -40,11 +40,17 @@ def main() -> None:
         {
             "vector_store": {
                 "provider": "qdrant",
-                "config": {"path": f"{home}/qdrant", "collection_name": "locomo",
-                           "embedding_model_dims": 384, "on_disk": True},
+                "config": {
+                    "path": f"{home}/qdrant",
+                    "collection_name": "locomo",
+                    "embedding_model_dims": 384,
+                    "on_disk": True,
+                },
             },
-            "embedder": {"provider": "huggingface",
-                         "config": {"model": str(get_model_path()), "embedding_dims": 384}},
+            "embedder": {
+                "provider": "huggingface",
+                "config": {"model": str(get_model_path()), "embedding_dims": 384},
+            },
             "llm": {"provider": "openai", "config": {"api_key": "sk-offline-dummy"}},
             "history_db_path": f"{home}/history.db",
         }
@@ -62,23 +68,32 @@ def main() -> None:
     rows, latencies = [], []
     for question in questions(data):
         t0 = time.perf_counter()
-        hits = memory.search(question.question, filters={"user_id": question.conversation},
-                             top_k=max(KS), threshold=0.0)
+        hits = memory.search(
+            question.question,
+            filters={"user_id": question.conversation},
+            top_k=max(KS),
+            threshold=0.0,
+        )
         latencies.append((time.perf_counter() - t0) * 1000)
         results = hits["results"] if isinstance(hits, dict) else hits
         ranked = [(h.get("metadata") or {}).get("dia_id", "") for h in results]
         rows.append((question, score(question, ranked)))
-    args.out.write_text(json.dumps({
-        "system": "mem0",
-        "stack": f"mem0 {mem0.__version__ if hasattr(mem0, '__version__') else '2.2.1'}, "
-                 "qdrant local + huggingface all-MiniLM-L6-v2, infer=False",
-        "metrics": summarise(rows),
-        "ingest_ms_per_turn": ingest_s * 1000 / len(all_turns),
-        "search_p50_ms": percentile(latencies, 50),
-        "search_p95_ms": percentile(latencies, 95),
-        "turns": len(all_turns),
-        "questions": len(rows),
-    }, indent=2))
+    args.out.write_text(
+        json.dumps(
+            {
+                "system": "mem0",
+                "stack": f"mem0 {mem0.__version__ if hasattr(mem0, '__version__') else '2.2.1'}, "
+                "qdrant local + huggingface all-MiniLM-L6-v2, infer=False",
+                "metrics": summarise(rows),
+                "ingest_ms_per_turn": ingest_s * 1000 / len(all_turns),
+                "search_p50_ms": percentile(latencies, 50),
+                "search_p95_ms": percentile(latencies, 95),
+                "turns": len(all_turns),
+                "questions": len(rows),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

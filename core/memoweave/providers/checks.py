@@ -20,7 +20,7 @@ def check_texts(texts: Any, *, what: str = "texts") -> list[str]:
     for position, text in enumerate(texts):
         if not isinstance(text, str):
             raise ValidationError(
-                f"{what}[{position}] must be a str, got {type(text).__name__}",
+                f"{what}[{position}] is {type(text).__name__}, not str",
                 hint="Convert every item to str before calling.",
                 details={"argument": what, "index": position},
             )

@@ -26,10 +26,11 @@ from memoweave.providers.llm import (
     ResponseFormat,
     Usage,
 )
+from memoweave.providers.retry import RetryPolicy
 from memoweave_ollama.client import build_client
 from memoweave_ollama.config import OllamaLLMConfig
 from memoweave_ollama.messages import parse_tool_calls, to_ollama_messages, to_ollama_tools
-from memoweave_ollama.retry import RetryPolicy, call_with_retries
+from memoweave_ollama.retry import call_ollama
 
 OllamaFormat = str | dict[str, Any] | None
 _FENCE_RE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.DOTALL)
@@ -98,12 +99,7 @@ class OllamaLLM(LLM):
         self.config = config
         self.url = url
         self._client = client
-        self._policy = RetryPolicy(
-            max_retries=config.max_retries,
-            backoff=config.retry_backoff,
-            max_delay=config.retry_max_delay,
-            timeout=config.timeout,
-        )
+        self._policy = RetryPolicy.from_config(config)
         self._closed = False
 
     @classmethod
@@ -138,7 +134,7 @@ class OllamaLLM(LLM):
             temperature=temperature,
             max_tokens=max_tokens,
         )
-        response = call_with_retries(
+        response = call_ollama(
             lambda: self._client.chat(**request),
             self._policy,
             LLMError,

@@ -11,18 +11,16 @@
 
 from __future__ import annotations
 
-import math
-import threading
 from collections.abc import Sequence
 from typing import Any
 
-from memoweave.errors import EmbeddingError, ValidationError
+from memoweave.errors import EmbeddingError
 from memoweave.providers.embedder import Embedder, Purpose
+from memoweave.providers.embedder_support import VectorCheck, embed_in_batches, prepare_inputs
+from memoweave.providers.retry import RetryPolicy
 from memoweave_openai.client import Endpoint, build_client
 from memoweave_openai.config import OpenAIEmbedderConfig
-from memoweave_openai.retry import RetryPolicy, call_with_retries
-
-PURPOSES = ("document", "query")
+from memoweave_openai.retry import call_openai
 
 
 class OpenAIEmbedder(Embedder):
@@ -32,14 +30,15 @@ class OpenAIEmbedder(Embedder):
         self.config = config
         self.endpoint = endpoint
         self._client = client
-        self._dims: int | None = config.dimensions or config.dims
-        self._policy = RetryPolicy(
-            max_retries=config.max_retries,
-            backoff=config.retry_backoff,
-            max_delay=config.retry_max_delay,
-            timeout=config.timeout,
+        self._policy = RetryPolicy.from_config(config)
+        self._vectors = VectorCheck(
+            config.dimensions or config.dims,
+            model=config.model,
+            shape_hint="Use a server that returns float vectors (encoding_format='float').",
+            mismatch_hint="The server ignored `dimensions` (no Matryoshka support): unset it."
+            if config.dimensions is not None
+            else "Fix config.dims to the model's vector size, or unset it.",
         )
-        self._lock = threading.Lock()
         self._closed = False
 
     @classmethod
@@ -51,38 +50,21 @@ class OpenAIEmbedder(Embedder):
     @property
     def dims(self) -> int | None:
         """Configured ``dimensions``/``dims``, else discovered by the first call."""
-        return self._dims
+        return self._vectors.dims
 
     def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
         """Embed ``texts`` in order; raise ``EmbeddingError`` on failure."""
-        if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
-            raise ValidationError(
-                f"texts must be a list of strings, got {type(texts).__name__}",
-                hint='Wrap a single text in a list: embed(["text"]).',
-            )
-        bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
-        if bad:
-            raise ValidationError(
-                f"texts[{bad[0]}] is {type(texts[bad[0]]).__name__}, not str",
-                hint="Pass only strings.",
-                details={"index": bad[0]},
-            )
-        if purpose not in PURPOSES:
-            raise ValidationError(
-                f"purpose must be 'document' or 'query', got {purpose!r}",
-                hint="Use purpose='document' for stored texts and 'query' for searches.",
-            )
-        if not texts:
+        inputs = prepare_inputs(
+            texts,
+            purpose,
+            query_prefix=self.config.query_prefix,
+            document_prefix=self.config.document_prefix,
+        )
+        if not inputs:
             return []
         if self._closed:
             raise EmbeddingError("this OpenAI embedder is closed", hint="Create a new provider.")
-        prefix = self.config.query_prefix if purpose == "query" else self.config.document_prefix
-        inputs = [(prefix + t) or " " for t in texts]
-        size = self.config.batch_size
-        vectors: list[list[float]] = []
-        for start in range(0, len(inputs), size):
-            vectors.extend(self._embed_batch(inputs[start : start + size]))
-        return vectors
+        return embed_in_batches(inputs, self.config.batch_size, self._embed_batch)
 
     def close(self) -> None:
         """Close the HTTP client. Idempotent."""
@@ -94,7 +76,7 @@ class OpenAIEmbedder(Embedder):
         params: dict[str, Any] = {"model": self.config.model, "input": batch}
         if self.config.dimensions is not None:
             params["dimensions"] = self.config.dimensions
-        response = call_with_retries(
+        response = call_openai(
             lambda: self._client.embeddings.create(**params),
             self._policy,
             EmbeddingError,
@@ -116,30 +98,7 @@ class OpenAIEmbedder(Embedder):
                     hint="The server mishandles batches; lower batch_size (e.g. 1).",
                 )
             items.sort(key=lambda item: item.index)
-        return [self._check_vector(item.embedding) for item in items]
-
-    def _check_vector(self, raw: object) -> list[float]:
-        if not isinstance(raw, list) or not raw:
-            raise EmbeddingError(
-                f"the server returned a {type(raw).__name__} instead of a list of floats",
-                hint="Use a server that returns float vectors (encoding_format='float').",
-            )
-        vector = [float(x) for x in raw]
-        if not all(math.isfinite(x) for x in vector):
-            raise EmbeddingError("the server returned a vector containing NaN or inf")
-        with self._lock:
-            if self._dims is None:
-                self._dims = len(vector)
-        if len(vector) != self._dims:
-            sent = self.config.dimensions is not None
-            raise EmbeddingError(
-                f"the server returned {len(vector)}-dim vectors, expected {self._dims}",
-                hint="The server ignored `dimensions` (no Matryoshka support): unset it."
-                if sent
-                else "Fix config.dims to the model's vector size, or unset it.",
-                details={"got": len(vector), "expected": self._dims, "model": self.config.model},
-            )
-        return vector
+        return [self._vectors(item.embedding) for item in items]
 
 
 __all__ = ["OpenAIEmbedder"]

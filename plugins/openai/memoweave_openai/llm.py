@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memoweave.errors import LLMError, ValidationError
+from memoweave.providers.chat import function_tools
 from memoweave.providers.llm import (
     LLM,
     LLMCapabilities,
@@ -21,10 +22,11 @@ from memoweave.providers.llm import (
     ResponseFormat,
     Usage,
 )
+from memoweave.providers.retry import RetryPolicy
 from memoweave_openai.client import Endpoint, build_client
 from memoweave_openai.config import OpenAILLMConfig
-from memoweave_openai.messages import normalize_messages, normalize_tools, parse_tool_calls
-from memoweave_openai.retry import RetryPolicy, call_with_retries
+from memoweave_openai.messages import normalize_messages, parse_tool_calls
+from memoweave_openai.retry import call_openai
 from memoweave_openai.structured import (
     NATIVE_SCHEMA_MODES,
     JsonRequest,
@@ -63,12 +65,7 @@ class OpenAILLM(LLM):
         self._limit_param = config.max_tokens_param or (
             "max_completion_tokens" if endpoint.official else "max_tokens"
         )
-        self._policy = RetryPolicy(
-            max_retries=config.max_retries,
-            backoff=config.retry_backoff,
-            max_delay=config.retry_max_delay,
-            timeout=config.timeout,
-        )
+        self._policy = RetryPolicy.from_config(config)
         self._lock = threading.Lock()
         self._closed = False
 
@@ -113,7 +110,7 @@ class OpenAILLM(LLM):
                 str(exc),
                 hint='Use None, "json_object" or a JSON schema dict as response_format.',
             ) from exc
-        params = self._base_params(normalize_tools(tools), temperature, max_tokens)
+        params = self._base_params(function_tools(tools), temperature, max_tokens)
         if request is None:
             return self._complete(chat, params)
         return self._generate_json(chat, params, request)
@@ -230,7 +227,7 @@ class OpenAILLM(LLM):
         params: dict[str, Any],
         permanent: Callable[[str], bool] | None = None,
     ) -> LLMResponse:
-        completion = call_with_retries(
+        completion = call_openai(
             lambda: self._client.chat.completions.create(messages=chat, **params),
             self._policy,
             LLMError,

@@ -1,0 +1,88 @@
+"""Helpers for embedders that send texts to a server in batches (no I/O of their own).
+
+- :func:`prepare_inputs` validates ``texts``/``purpose`` and applies the purpose prefix;
+  empty strings become one space (several servers reject an empty input), so positions
+  are kept.
+- :func:`embed_in_batches` splits the inputs into ``batch_size`` chunks and concatenates
+  the chunks' vectors, so output order equals input order.
+- :class:`VectorCheck` checks every returned vector: a non-empty sequence of finite floats
+  whose length equals ``dims`` (learnt from the first vector when not configured).
+Every failure of a returned vector is an :class:`EmbeddingError`.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Sequence
+
+from memoweave.errors import EmbeddingError
+from memoweave.providers.checks import check_purpose, check_texts
+
+
+def prepare_inputs(
+    texts: object, purpose: object, *, query_prefix: str = "", document_prefix: str = ""
+) -> list[str]:
+    """The strings to send for ``texts`` (ValidationError for bad ``texts``/``purpose``)."""
+    items = check_texts(texts)
+    prefix = query_prefix if check_purpose(purpose) == "query" else document_prefix
+    return [(prefix + text) or " " for text in items]
+
+
+def embed_in_batches(
+    inputs: list[str],
+    batch_size: int,
+    embed_batch: Callable[[list[str]], list[list[float]]],
+) -> list[list[float]]:
+    """``embed_batch`` over consecutive chunks of at most ``batch_size`` inputs, in order."""
+    vectors: list[list[float]] = []
+    for start in range(0, len(inputs), batch_size):
+        vectors.extend(embed_batch(inputs[start : start + batch_size]))
+    return vectors
+
+
+class VectorCheck:
+    """Validates vectors returned by a server and learns ``dims`` from the first one.
+
+    ``shape_hint`` is the hint when a vector is not a list of floats, ``mismatch_hint`` the
+    hint when its length differs from ``dims``; ``model`` is reported in ``details``.
+    Thread-safe.
+    """
+
+    def __init__(
+        self, dims: int | None, *, model: str, shape_hint: str, mismatch_hint: str
+    ) -> None:
+        self._dims = dims
+        self._model = model
+        self._shape_hint = shape_hint
+        self._mismatch_hint = mismatch_hint
+        self._lock = threading.Lock()
+
+    @property
+    def dims(self) -> int | None:
+        """The expected vector length (``None`` until the first vector when not configured)."""
+        return self._dims
+
+    def __call__(self, raw: object) -> list[float]:
+        """``raw`` as a list of floats; EmbeddingError when malformed or of the wrong length."""
+        if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or not raw:
+            raise EmbeddingError(
+                f"the server returned a {type(raw).__name__} instead of a list of floats",
+                hint=self._shape_hint,
+            )
+        vector = [float(x) for x in raw]
+        if not all(math.isfinite(x) for x in vector):
+            raise EmbeddingError("the server returned a vector containing NaN or inf")
+        with self._lock:
+            if self._dims is None:
+                self._dims = len(vector)
+        if len(vector) != self._dims:
+            raise EmbeddingError(
+                f"the server returned {len(vector)}-dim vectors, expected {self._dims}",
+                hint=self._mismatch_hint,
+                details={"got": len(vector), "expected": self._dims, "model": self._model},
+            )
+        return vector
+
+
+__all__ = ["VectorCheck", "embed_in_batches", "prepare_inputs"]

@@ -14,8 +14,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "locomo-dev.json"
-CATEGORIES = {1: "single-hop", 2: "multi-hop", 3: "temporal", 4: "open-domain"}
+DEFAULT_DATA = (
+    Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "locomo-dev.json"
+)
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+"""LoCoMo's category numbers as the released data uses them: category 2 questions are the
+"When did ..." ones, category 1 the multi-evidence ones, category 3 the commonsense
+("Would X likely ...") ones (the paper lists the categories in another order)."""
 KS = (5, 10, 20)
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from locomo_data import (  # noqa: E402
+from locomo_data import (
     DEFAULT_DATA,
     KS,
     load,
@@ -52,21 +52,21 @@ def run_memoweave(data: list[dict], config: str | None, home: str) -> dict[str, 
     start = time.perf_counter()
     for (conversation, _), batch in sessions.items():
         memory.add(
-            [
-                {"role": "user", "content": t.text, "name": t.speaker, "id": t.dia_id}
-                for t in batch
-            ],
+            [{"role": "user", "content": t.text, "name": t.speaker, "id": t.dia_id} for t in batch],
             user_id=conversation,
             infer=False,
             observed_at=batch[0].observed_at,
         )
     ingest_s = time.perf_counter() - start
-    rows, latencies = [], []
+    rows, latencies, cpu = [], [], []
     for question in questions(data):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         hits = memory.search(question.question, user_id=question.conversation, top_k=max(KS))
         latencies.append((time.perf_counter() - t0) * 1000)
-        ranked = [h["source_message_ids"][0] for h in hits["results"] if h.get("source_message_ids")]
+        cpu.append((time.process_time() - c0) * 1000)
+        ranked = [
+            h["source_message_ids"][0] for h in hits["results"] if h.get("source_message_ids")
+        ]
         rows.append((question, score(question, ranked)))
     memory.close()
     return {
@@ -76,9 +76,20 @@ def run_memoweave(data: list[dict], config: str | None, home: str) -> dict[str, 
         "ingest_ms_per_turn": ingest_s * 1000 / len(all_turns),
         "search_p50_ms": percentile(latencies, 50),
         "search_p95_ms": percentile(latencies, 95),
+        "search_cpu_p50_ms": percentile(cpu, 50),
+        "load_average": os.getloadavg()[0],
         "turns": len(all_turns),
         "questions": len(rows),
+        "per_conversation_recall@10": per_conversation(rows),
     }
+
+
+def per_conversation(rows: list) -> dict[str, float]:
+    """recall@10 of each conversation (to compare halves of a split)."""
+    groups: dict[str, list[float]] = {}
+    for question, metrics in rows:
+        groups.setdefault(question.conversation, []).append(metrics["recall@10"])
+    return {conv: sum(v) / len(v) for conv, v in sorted(groups.items())}
 
 
 def describe_stack(config: str | None) -> str:
@@ -98,8 +109,9 @@ def run_peer(name: str, data_path: Path) -> dict[str, Any]:
     interpreter = python.stdout.strip().splitlines()[-1]
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as out:
         out_path = out.name
+    script = str(peers / f"{name}_locomo.py")
     subprocess.run(
-        [interpreter, str(peers / f"{name}_locomo.py"), "--data", str(data_path), "--out", out_path],
+        [interpreter, script, "--data", str(data_path), "--out", out_path],
         check=True,
         env={**os.environ, "MEM0_TELEMETRY": "False", "HF_HUB_OFFLINE": "1"},
     )
@@ -108,9 +120,11 @@ def run_peer(name: str, data_path: Path) -> dict[str, Any]:
 
 def print_table(results: list[dict[str, Any]]) -> None:
     """One row per system and group."""
-    header = f"{'system':<11}{'group':<13}{'n':>5}" + "".join(
-        f"{'R@' + str(k):>8}" for k in KS
-    ) + f"{'all@10':>8}"
+    header = (
+        f"{'system':<11}{'group':<13}{'n':>5}"
+        + "".join(f"{'R@' + str(k):>8}" for k in KS)
+        + f"{'all@10':>8}"
+    )
     print(header)
     print("-" * len(header))
     for result in results:
@@ -125,6 +139,11 @@ def print_table(results: list[dict[str, Any]]) -> None:
         print(
             f"{r['system']}: {r.get('stack', '')}; ingest {r['ingest_ms_per_turn']:.1f} ms/turn; "
             f"search p50 {r['search_p50_ms']:.1f} ms, p95 {r['search_p95_ms']:.1f} ms"
+            + (
+                f" (CPU p50 {r['search_cpu_p50_ms']:.1f} ms, load average {r['load_average']:.1f})"
+                if "search_cpu_p50_ms" in r
+                else ""
+            )
         )
 
 
@@ -156,8 +175,14 @@ def main() -> None:
     parser.add_argument("--config", help="memoweave YAML config (default: embedded stack)")
     parser.add_argument("--peer", action="append", default=[], choices=["mem0"])
     parser.add_argument("--out", type=Path, default=RESULTS / "locomo_recall.json")
+    parser.add_argument(
+        "--conversations", help="comma-separated sample ids to keep (e.g. a held-out half)"
+    )
     args = parser.parse_args()
     data = load(args.data)
+    if args.conversations:
+        keep = set(args.conversations.split(","))
+        data = [sample for sample in data if sample["sample_id"] in keep]
     with tempfile.TemporaryDirectory() as home:
         results = [run_memoweave(data, args.config, home)]
     for peer in args.peer:

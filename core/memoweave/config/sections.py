@@ -35,18 +35,30 @@ class ExtractionConfig(ConfigModel):
 
 
 class RetrievalConfig(ConfigModel):
-    """How ``search`` ranks memories."""
+    """How ``search`` ranks memories (see docs/retrieval.md)."""
 
     candidates: int = Field(
         default=50, ge=1, le=1000, description="Candidates taken from each signal before fusion."
     )
-    fusion: Literal["rrf", "weighted"] = "rrf"
+    keyword_source: Literal["core", "store", "auto"] = Field(
+        default="core",
+        description="core: the core's BM25 index beside the history (lemmas, CJK bigrams); "
+        "store: the vector store's native keyword search; auto: the store's when it has one.",
+    )
+    fusion: Literal["weighted", "rrf"] = Field(
+        default="weighted",
+        description="weighted: weighted sum of min-max normalised signal scores; "
+        "rrf: weighted reciprocal-rank fusion.",
+    )
     rrf_k: int = Field(default=60, ge=1)
-    dense_weight: float = Field(default=1.0, ge=0)
-    keyword_weight: float = Field(default=1.0, ge=0)
-    entity_weight: float = Field(default=0.5, ge=0)
+    dense_weight: float = Field(default=0.3, ge=0)
+    keyword_weight: float = Field(default=0.7, ge=0)
+    entity_weight: float = Field(default=0.2, ge=0)
     time_weight: float = Field(default=0.3, ge=0)
     recency_weight: float = Field(default=0.0, ge=0)
+    recency_half_life_days: float = Field(
+        default=30.0, gt=0, description="Age at which the recency signal is 0.5."
+    )
     rerank_top_n: int = Field(
         default=20, ge=1, le=200, description="Fused results passed to the reranker."
     )

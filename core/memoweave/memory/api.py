@@ -54,7 +54,7 @@ class Memory:
             self._providers.vector_store,
             self._providers.embedder,
             self._providers.history,
-            self._providers.keyword_index,
+            self._providers.indexes,
         )
         self._retriever = Retriever(self._providers)
         self._lock = threading.RLock()
@@ -189,18 +189,18 @@ class Memory:
                 delete_memories(self._writer, records, now=it.utcnow())
             with self._providers.history.transaction() as conn:
                 self._providers.history.delete_scope_messages(conn, scope.as_dict())
-                if self._providers.keyword_index is not None:
-                    self._providers.keyword_index.delete_scope(conn, scope)
+                if self._providers.indexes is not None:
+                    self._providers.indexes.delete_scope(conn, scope)
         return {"message": "Memories deleted successfully!"}
 
     def reset(self) -> None:
-        """Delete everything: the collection, the history, the keyword index."""
+        """Delete everything: the collection, the history, the keyword and entity indexes."""
         with self._lock:
             self._ensure_ready()
             self._providers.vector_store.drop_collection()
             self._providers.history.reset()
-            if self._providers.keyword_index is not None:
-                self._providers.keyword_index.reset()
+            if self._providers.indexes is not None:
+                self._providers.indexes.reset()
             self._ready = False
 
     # -- reads ------------------------------------------------------------------------------

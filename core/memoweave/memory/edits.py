@@ -1,7 +1,7 @@
 """Edits the application makes directly: ``update`` and hard ``delete``.
 
 Both go through the same journaled write as ``add`` (:func:`apply_plan`), so store,
-history and keyword index stay in agreement when any step fails.
+history and side indexes (keyword, entity links) stay in agreement when any step fails.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from memoweave.memory import items as it
 from memoweave.memory.history import HistoryEvent
-from memoweave.memory.keyword_index import KeywordDoc
+from memoweave.memory.indexes import doc_of
 from memoweave.memory.transaction import WritePlan, apply_plan
 from memoweave.memory.writer import MemoryWriter
 from memoweave.providers.vector_store import StoredRecord, VectorRecord
@@ -69,16 +69,10 @@ def update_memory(
             new_memory=payload.get("memory"),
         )
     )
-    if writer.keyword_index is not None:
-        doc = KeywordDoc(
-            before.id,
-            payload.get("memory", ""),
-            payload.get("user_id"),
-            payload.get("agent_id"),
-            payload.get("run_id"),
-            payload.get("status", it.STATUS_ACTIVE),
-        )
-        plan.on_commit.append(lambda conn: writer.keyword_index.upsert(conn, [doc]))  # type: ignore[union-attr]
+    indexes = writer.indexes
+    if indexes is not None:
+        doc = doc_of(before.id, payload)
+        plan.on_commit.append(lambda conn: indexes.upsert(conn, [doc]))
     apply_plan(plan, writer.store, writer.history, stamp)
     return payload
 
@@ -97,7 +91,8 @@ def delete_memories(
         )
         for r in records
     )
-    if writer.keyword_index is not None:
+    indexes = writer.indexes
+    if indexes is not None:
         ids = [r.id for r in records]
-        plan.on_commit.append(lambda conn: writer.keyword_index.delete(conn, ids))  # type: ignore[union-attr]
+        plan.on_commit.append(lambda conn: indexes.delete(conn, ids))
     apply_plan(plan, writer.store, writer.history, stamp)

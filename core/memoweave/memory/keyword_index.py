@@ -1,15 +1,22 @@
-"""The core's keyword index: SQLite FTS5 with BM25 ranking, beside the history.
+"""The core's keyword index: BM25 over memory texts, in SQLite beside the history.
 
-Used when the vector store does not claim native keyword search. Rows are written inside
-the history's commit transaction (an ``on_commit`` hook of the write plan), so the index
-and the history always agree; the vector store agrees through the write journal.
-Text is tokenised in Python (:mod:`memoweave.memory.tokenize`) and stored as space-joined
-tokens, so FTS5's ``unicode61`` tokenizer only splits on the spaces.
+Two tables: ``keyword_fts`` (FTS5) finds the memories that contain a query token;
+``keyword_docs`` (one row per memory: scope ids, status, token count) gives each scope's
+document count and average length. Scores are Okapi BM25 (k1 = 1.2, b = 0.75) computed
+with the statistics of the searched scope only, so one user's memories never change the
+ranking of another's (FTS5's own ``bm25()`` would use the whole table).
+
+Rows are written inside the history's commit transaction (an ``on_commit`` hook of the
+write plan), so the index and the history always agree; the vector store agrees through
+the write journal. Text is tokenised in Python (:mod:`memoweave.memory.tokenize`) and
+stored as space-joined tokens, so FTS5's ``unicode61`` tokenizer only splits on spaces.
 """
 
 from __future__ import annotations
 
+import math
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -17,13 +24,20 @@ from memoweave.memory.history import HistoryStore
 from memoweave.memory.scope import Scope
 from memoweave.memory.tokenize import tokenize
 
-_SCHEMA = """
-CREATE VIRTUAL TABLE IF NOT EXISTS keyword_fts USING fts5(
-    memory_id UNINDEXED, user_id UNINDEXED, agent_id UNINDEXED, run_id UNINDEXED,
-    status UNINDEXED, tokens, tokenize = 'unicode61 remove_diacritics 0'
-);
-"""
+_SCHEMA = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS keyword_fts USING fts5("
+    "memory_id UNINDEXED, user_id UNINDEXED, agent_id UNINDEXED, run_id UNINDEXED, "
+    "status UNINDEXED, tokens, tokenize = 'unicode61 remove_diacritics 0')",
+    "CREATE TABLE IF NOT EXISTS keyword_docs (memory_id TEXT PRIMARY KEY, user_id TEXT, "
+    "agent_id TEXT, run_id TEXT, status TEXT NOT NULL, length INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS keyword_docs_user ON keyword_docs(user_id, status)",
+    "CREATE INDEX IF NOT EXISTS keyword_docs_agent ON keyword_docs(agent_id, status)",
+    "CREATE INDEX IF NOT EXISTS keyword_docs_run ON keyword_docs(run_id, status)",
+)
 MAX_QUERY_TOKENS = 64
+MAX_MATCHES = 20_000
+"""Matching memories scored per query, at most (a bound on the work of one search)."""
+K1, B = 1.2, 0.75
 
 
 @dataclass(frozen=True)
@@ -43,27 +57,52 @@ class KeywordIndex:
 
     def __init__(self, history: HistoryStore) -> None:
         self._history = history
+        self._generation = 0
+        self._stats: dict[tuple[object, ...], tuple[int, int, float]] = {}
         with history.transaction() as conn:
-            conn.execute(_SCHEMA.strip().rstrip(";"))
+            for statement in _SCHEMA:
+                conn.execute(statement)
 
-    @staticmethod
-    def upsert(conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:
+    def upsert(self, conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:
         """Inside a transaction: index ``docs``, replacing earlier rows of the same ids."""
         docs = list(docs)
-        KeywordIndex.delete(conn, [d.memory_id for d in docs])
+        self.delete(conn, [d.memory_id for d in docs])
+        rows = [(d, tokenize(d.text)) for d in docs]
         conn.executemany(
             "INSERT INTO keyword_fts(memory_id, user_id, agent_id, run_id, status, tokens) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [
-                (d.memory_id, d.user_id, d.agent_id, d.run_id, d.status, " ".join(tokenize(d.text)))
-                for d in docs
+                (d.memory_id, d.user_id, d.agent_id, d.run_id, d.status, " ".join(t))
+                for d, t in rows
             ],
         )
+        conn.executemany(
+            "INSERT INTO keyword_docs(memory_id, user_id, agent_id, run_id, status, length) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(d.memory_id, d.user_id, d.agent_id, d.run_id, d.status, len(t)) for d, t in rows],
+        )
 
-    @staticmethod
-    def delete(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
+    def delete(self, conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
         """Inside a transaction: remove ``memory_ids`` from the index."""
-        conn.executemany("DELETE FROM keyword_fts WHERE memory_id = ?", [(i,) for i in memory_ids])
+        self._generation += 1
+        ids = [(i,) for i in memory_ids]
+        conn.executemany("DELETE FROM keyword_fts WHERE memory_id = ?", ids)
+        conn.executemany("DELETE FROM keyword_docs WHERE memory_id = ?", ids)
+
+    def delete_scope(self, conn: sqlite3.Connection, scope: Scope) -> None:
+        """Inside a transaction: remove every row of ``scope``."""
+        self._generation += 1
+        clauses = " AND ".join(f"{k} = ?" for k in scope.as_dict())
+        params = list(scope.as_dict().values())
+        conn.execute(f"DELETE FROM keyword_fts WHERE {clauses}", params)
+        conn.execute(f"DELETE FROM keyword_docs WHERE {clauses}", params)
+
+    def reset(self) -> None:
+        """Remove every row."""
+        self._generation += 1
+        with self._history.transaction() as conn:
+            conn.execute("DELETE FROM keyword_fts")
+            conn.execute("DELETE FROM keyword_docs")
 
     def search(
         self, text: str, scope: Scope, *, top_k: int, statuses: Sequence[str]
@@ -72,30 +111,56 @@ class KeywordIndex:
         tokens = list(dict.fromkeys(tokenize(text)))[:MAX_QUERY_TOKENS]
         if not tokens or top_k <= 0 or not statuses:
             return []
-        match = " OR ".join(f'"{t}"' for t in tokens)
-        where = ["keyword_fts MATCH ?"]
-        params: list[object] = [match]
-        for key, value in scope.as_dict().items():
-            where.append(f"{key} = ?")
-            params.append(value)
-        where.append(f"status IN ({', '.join('?' * len(statuses))})")
-        params.extend(statuses)
-        params.append(top_k)
-        sql = (
-            "SELECT memory_id, -bm25(keyword_fts) FROM keyword_fts WHERE "
-            + " AND ".join(where)
-            + " ORDER BY bm25(keyword_fts) LIMIT ?"
+        keys = scope.as_dict()
+        where = " AND ".join(
+            [*(f"{k} = ?" for k in keys), f"status IN ({', '.join('?' * len(statuses))})"]
         )
+        params: list[object] = [*keys.values(), *statuses]
+        match = " OR ".join(f'"{t}"' for t in tokens)
         with self._history.transaction() as conn:
-            rows = conn.execute(sql, params).fetchall()
-        return [(memory_id, float(score)) for memory_id, score in rows]
+            rows = conn.execute(
+                f"SELECT memory_id, tokens FROM keyword_fts WHERE keyword_fts MATCH ? AND {where} "
+                "LIMIT ?",
+                [match, *params, MAX_MATCHES],
+            ).fetchall()
+            if not rows:
+                return []
+            docs, avg_length = self._scope_stats(conn, where, params)
+        wanted = set(tokens)
+        df = dict.fromkeys(tokens, 0)
+        parsed: list[tuple[str, list[str], int]] = []
+        for memory_id, text_tokens in rows:
+            words = text_tokens.split()
+            found = [t for t in words if t in wanted]
+            for t in set(found) if len(found) > 1 else found:
+                df[t] += 1
+            parsed.append((memory_id, found, len(words)))
+        docs = max(docs, len(rows))
+        idf = {t: math.log(1 + (docs - n + 0.5) / (n + 0.5)) for t, n in df.items() if n}
+        norm = K1 * (1 - B)
+        slope = K1 * B / avg_length
+        scored = []
+        for memory_id, found, length in parsed:
+            tf = Counter(found) if len(found) > 1 else {found[0]: 1} if found else {}
+            denominator = norm + slope * length
+            score = sum(idf[t] * f * (K1 + 1) / (f + denominator) for t, f in tf.items())
+            scored.append((memory_id, score))
+        scored.sort(key=lambda pair: (-pair[1], pair[0]))
+        return [(i, s) for i, s in scored[:top_k] if s > 0]
 
-    def delete_scope(self, conn: sqlite3.Connection, scope: Scope) -> None:
-        """Inside a transaction: remove every row of ``scope``."""
-        clauses = " AND ".join(f"{k} = ?" for k in scope.as_dict())
-        conn.execute(f"DELETE FROM keyword_fts WHERE {clauses}", list(scope.as_dict().values()))
-
-    def reset(self) -> None:
-        """Remove every row."""
-        with self._history.transaction() as conn:
-            conn.execute("DELETE FROM keyword_fts")
+    def _scope_stats(
+        self, conn: sqlite3.Connection, where: str, params: list[object]
+    ) -> tuple[int, float]:
+        """(documents, average length) of the scope, cached until the next write."""
+        key = (where, *params)
+        cached = self._stats.get(key)
+        if cached is not None and cached[0] == self._generation:
+            return cached[1], cached[2]
+        count, total = conn.execute(
+            f"SELECT COUNT(*), COALESCE(SUM(length), 0) FROM keyword_docs WHERE {where}", params
+        ).fetchone()
+        average = max(1.0, total / count) if count else 1.0
+        if len(self._stats) > 1024:
+            self._stats.clear()
+        self._stats[key] = (self._generation, int(count), average)
+        return int(count), average

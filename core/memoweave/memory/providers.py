@@ -12,7 +12,7 @@ from memoweave.config.sections import ExtractionConfig, RetrievalConfig
 from memoweave.errors import ValidationError
 from memoweave.memory.defaults import default_embedder, default_history_path, default_vector_store
 from memoweave.memory.history import HistoryStore
-from memoweave.memory.keyword_index import KeywordIndex
+from memoweave.memory.indexes import SideIndexes
 from memoweave.providers.embedder import Embedder
 from memoweave.providers.llm import LLM
 from memoweave.providers.reranker import Reranker
@@ -36,7 +36,7 @@ class MemoryProviders:
     history: HistoryStore
     llm: LLM | None = None
     reranker: Reranker | None = None
-    keyword_index: KeywordIndex | None = None
+    indexes: SideIndexes | None = None
 
     @property
     def extraction(self) -> ExtractionConfig:
@@ -121,7 +121,14 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
         built[kind] = registry.create(kind, spec.provider, spec.config)
     history = HistoryStore(cfg.history_db_path or default_history_path())
     store: VectorStore = built["vector_store"]
-    index = None if store.capabilities.keyword_search else KeywordIndex(history)
+    try:
+        indexes = SideIndexes.open(history, keyword=use_core_keyword_index(cfg.retrieval, store))
+    except BaseException:
+        history.close()
+        for kind, provider in built.items():
+            if provider is not None and overrides.get(kind) is None:
+                provider.close()
+        raise
     return MemoryProviders(
         config=cfg,
         embedder=built["embedder"],
@@ -129,5 +136,20 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
         history=history,
         llm=built["llm"],
         reranker=built["reranker"],
-        keyword_index=index,
+        indexes=indexes,
     )
+
+
+def use_core_keyword_index(settings: RetrievalConfig, store: VectorStore) -> bool:
+    """Whether keyword candidates come from the core's BM25 index (``keyword_source``
+    ``core``, or ``auto`` with a store that has no native keyword search) rather than the
+    store's native ``keyword_search`` (``store``, or ``auto`` with a store that has one)."""
+    if settings.keyword_source == "store" and not store.capabilities.keyword_search:
+        raise ValidationError(
+            f"retrieval.keyword_source is 'store' but {type(store).__name__} has no native "
+            "keyword search",
+            hint="Use keyword_source: core (the default) or a store that supports it.",
+        )
+    if settings.keyword_source == "auto":
+        return not store.capabilities.keyword_search
+    return settings.keyword_source == "core"

@@ -14,7 +14,7 @@ from functools import lru_cache
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 STOP_WORDS: frozenset[str] = frozenset(
-    "a an and are as at be been but by did do does for from had has have he her hers him his "
+    "a an and are as at be been but by did do does for from had has have he her hers him his how "
     "i if in into is it its me my of on or our she so than that the their them then there "
     "these they this to was we were what when where which who whom why will with you your "
     "yours about would could should can just also very really".split()

@@ -32,7 +32,7 @@ from memoweave.memory.actions import (
     UpdateMemory,
 )
 from memoweave.memory.history import HistoryEvent, HistoryStore, StoredMessage
-from memoweave.memory.keyword_index import KeywordDoc, KeywordIndex
+from memoweave.memory.indexes import SideIndexes, doc_of
 from memoweave.memory.scope import Scope
 from memoweave.memory.transaction import WritePlan, apply_plan, before_images
 from memoweave.providers.embedder import Embedder
@@ -53,19 +53,19 @@ class WriteContext:
 
 
 class MemoryWriter:
-    """Plans and applies writes against one store, history and keyword index."""
+    """Plans and applies writes against one store, history and side indexes."""
 
     def __init__(
         self,
         store: VectorStore,
         embedder: Embedder,
         history: HistoryStore,
-        keyword_index: KeywordIndex | None,
+        indexes: SideIndexes | None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.history = history
-        self.keyword_index = keyword_index
+        self.indexes = indexes
 
     def write(self, actions: Sequence[Action], ctx: WriteContext) -> list[dict[str, Any]]:
         """Apply ``actions`` for ``ctx.scope``; return mem0-style result entries."""
@@ -299,21 +299,11 @@ class MemoryWriter:
         )
 
     def _add_index_hook(self, plan: WritePlan) -> None:
-        index = self.keyword_index
-        if index is None or not plan.upserts:
+        indexes = self.indexes
+        if indexes is None or not plan.upserts:
             return
-        docs = [
-            KeywordDoc(
-                r.id,
-                r.payload.get("memory", ""),
-                r.payload.get("user_id"),
-                r.payload.get("agent_id"),
-                r.payload.get("run_id"),
-                r.payload.get("status", it.STATUS_ACTIVE),
-            )
-            for r in plan.upserts
-        ]
-        plan.on_commit.append(lambda conn: index.upsert(conn, docs))
+        docs = [doc_of(r.id, r.payload) for r in plan.upserts]
+        plan.on_commit.append(lambda conn: indexes.upsert(conn, docs))
 
 
 def _target(action: Action) -> str | None:

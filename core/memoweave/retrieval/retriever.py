@@ -1,36 +1,41 @@
-"""The search pipeline: dense and keyword candidates, fused, thresholded, reranked.
+"""The search pipeline: candidates, re-scoring signals, fusion, threshold, reranking.
 
-- The query is embedded once (purpose ``"query"``); the store returns dense candidates.
-- Keyword candidates come from the store's native ``keyword_search`` when it claims one,
-  else from the core's BM25 index; a memory found only by its words can be returned.
-- Candidates are fused by reciprocal-rank fusion (``retrieval`` config), then
-  ``threshold`` applies to the fused score, then the optional reranker reorders the top N.
-- ``explain=True`` adds each signal's score and rank to every result.
+1. The query is embedded once (purpose ``"query"``); the store returns the dense
+   candidates (:mod:`.dense`).
+2. Keyword candidates come from BM25 (:mod:`.keyword`): a memory found only by its words
+   can be returned.
+3. The entity signal (:mod:`.entities`), the time signal and the optional recency signal
+   (:mod:`.temporal`) re-score those candidates.
+4. :func:`.fusion.fuse` combines the signals into one score in [0, 1] (weights and method
+   in the ``retrieval`` config); ``threshold`` applies to it; the optional reranker then
+   reorders the fused top ``rerank_top_n``.
+5. ``explain=True`` adds, per result, each signal's raw score, rank and contribution (the
+   contributions add up to the fused score; with a reranker, ``rerank`` holds its score
+   and rank and the result's ``score`` is the reranker's).
+
+The caller's read filter (scope, status, expiry, metadata) applies to every signal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memoweave.filters import FilterNode, evaluate
+from memoweave.filters import FilterNode
 from memoweave.memory import items as it
 from memoweave.memory.scope import Scope
 from memoweave.providers.vector_store import SearchHit
+from memoweave.retrieval.candidates import Candidate, Signal, collect, rank_scores
+from memoweave.retrieval.dense import dense_hits
+from memoweave.retrieval.entities import entity_scores
+from memoweave.retrieval.fusion import fuse
+from memoweave.retrieval.keyword import keyword_hits
+from memoweave.retrieval.temporal import recency_score, time_score, time_windows
 
 if TYPE_CHECKING:
+    from memoweave.memory.keyword_index import KeywordIndex
     from memoweave.memory.providers import MemoryProviders
-
-
-@dataclass
-class Candidate:
-    """One memory and what each signal said of it."""
-
-    id: str
-    payload: dict[str, Any]
-    signals: dict[str, dict[str, float]] = field(default_factory=dict)
-    score: float = 0.0
 
 
 class Retriever:
@@ -38,6 +43,10 @@ class Retriever:
 
     def __init__(self, providers: MemoryProviders) -> None:
         self._p = providers
+
+    @property
+    def _keyword_index(self) -> KeywordIndex | None:
+        return self._p.indexes.keyword if self._p.indexes is not None else None
 
     def search(
         self,
@@ -50,22 +59,38 @@ class Retriever:
         rerank: bool,
         explain: bool,
         statuses: Sequence[str],
+        now: datetime | None = None,
     ) -> list[dict[str, Any]]:
         """Ranked mem0-shaped items (with ``score``, and ``explain`` when asked)."""
         settings = self._p.retrieval
+        now = now or it.utcnow()
         n = max(settings.candidates, top_k)
         vector = self._p.embedder.embed([query], purpose="query")[0]
         candidates: dict[str, Candidate] = {}
-        dense = self._p.vector_store.search(vector, top_k=n, filter=node)
-        self._collect(candidates, "dense", [(h.id, h.score, h.payload) for h in dense])
-        keyword = self._keyword(query, scope=scope, node=node, limit=n, statuses=statuses)
-        self._collect(candidates, "keyword", keyword)
-        weights = {"dense": settings.dense_weight, "keyword": settings.keyword_weight}
-        for cand in candidates.values():
-            cand.score = sum(
-                weights.get(name, 0.0) / (settings.rrf_k + sig["rank"])
-                for name, sig in cand.signals.items()
-            )
+        collect(candidates, "dense", dense_hits(self._p.vector_store, vector, node, n))
+        collect(
+            candidates,
+            "keyword",
+            keyword_hits(
+                self._p.vector_store,
+                self._keyword_index,
+                query,
+                scope=scope,
+                node=node,
+                limit=n,
+                statuses=statuses,
+                known={i: c.payload for i, c in candidates.items()},
+            ),
+        )
+        self._rescore(candidates, query, scope=scope, statuses=statuses, now=now)
+        weights = {
+            "dense": settings.dense_weight,
+            "keyword": settings.keyword_weight,
+            "entity": settings.entity_weight,
+            "time": settings.time_weight,
+            "recency": settings.recency_weight,
+        }
+        fuse(candidates, weights, method=settings.fusion, rrf_k=settings.rrf_k)
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.id))
         if threshold is not None:
             ranked = [c for c in ranked if c.score >= threshold]
@@ -80,9 +105,16 @@ class Retriever:
         in Berlin", but it is usually about a recent memory)."""
         if limit <= 0:
             return []
-        active = (it.STATUS_ACTIVE,)
-        found = self._keyword(text, scope=scope, node=scope.filter(), limit=limit, statuses=active)
-        hits = [SearchHit(i, s, p) for i, s, p in found]
+        found = keyword_hits(
+            self._p.vector_store,
+            self._keyword_index,
+            text,
+            scope=scope,
+            node=scope.filter(),
+            limit=limit,
+            statuses=(it.STATUS_ACTIVE,),
+        )
+        hits = [SearchHit(i, s, p) for i, s, p in found if p.get("status") == it.STATUS_ACTIVE]
         if len(hits) < limit:
             seen = {h.id for h in hits}
             recent = self._p.history.recent_memory_ids(scope.as_dict(), limit * 2)
@@ -94,34 +126,45 @@ class Retriever:
                     hits.append(SearchHit(record.id, 0.0, payload))
         return hits
 
-    # -- signals ----------------------------------------------------------------------------
+    # -- stages -----------------------------------------------------------------------------
 
-    def _keyword(
-        self, text: str, *, scope: Scope, node: FilterNode, limit: int, statuses: Sequence[str]
-    ) -> list[tuple[str, float, dict[str, Any]]]:
-        store = self._p.vector_store
-        if self._p.keyword_index is None:
-            return [
-                (h.id, h.score, h.payload)
-                for h in store.keyword_search(text, top_k=limit, filter=node)
-            ]
-        scored = self._p.keyword_index.search(text, scope, top_k=limit, statuses=statuses)
-        if not scored:
-            return []
-        records = {r.id: r for r in store.get([i for i, _ in scored])}
-        return [
-            (i, score, records[i].payload)
-            for i, score in scored
-            if i in records and evaluate(node, records[i].payload)
-        ]
-
-    @staticmethod
-    def _collect(
-        candidates: dict[str, Candidate], signal: str, hits: list[tuple[str, float, dict[str, Any]]]
+    def _rescore(
+        self,
+        candidates: dict[str, Candidate],
+        query: str,
+        *,
+        scope: Scope,
+        statuses: Sequence[str],
+        now: datetime,
     ) -> None:
-        for rank, (memory_id, score, payload) in enumerate(hits, start=1):
-            cand = candidates.setdefault(memory_id, Candidate(memory_id, payload))
-            cand.signals[signal] = {"score": float(score), "rank": float(rank)}
+        """Add the entity, time and recency signals to the candidates."""
+        settings = self._p.retrieval
+        if not candidates:
+            return
+        if settings.entity_weight > 0 and self._p.indexes is not None:
+            scores = entity_scores(
+                self._p.indexes.entities,
+                query,
+                scope=scope,
+                memory_ids=list(candidates),
+                statuses=statuses,
+            )
+            rank_scores(candidates, "entity", scores)
+        if settings.time_weight > 0:
+            windows = time_windows(query, now)
+            if windows:
+                scores = {
+                    i: time_score(c.payload.get("observed_ts"), windows)
+                    for i, c in candidates.items()
+                }
+                rank_scores(candidates, "time", scores)
+        if settings.recency_weight > 0:
+            half_life = settings.recency_half_life_days
+            scores = {
+                i: recency_score(c.payload.get("observed_ts"), now, half_life)
+                for i, c in candidates.items()
+            }
+            rank_scores(candidates, "recency", scores)
 
     def _rerank(self, query: str, ranked: list[Candidate]) -> list[Candidate]:
         assert self._p.reranker is not None
@@ -130,8 +173,8 @@ class Retriever:
         reordered = []
         for doc in out:
             cand = ranked[doc.index]
-            cand.signals["rerank"] = {"score": doc.score, "rank": float(len(reordered) + 1)}
-            cand.score = doc.score
+            cand.signals["rerank"] = Signal(float(doc.score), len(reordered) + 1)
+            cand.score = float(doc.score)
             reordered.append(cand)
         return reordered
 
@@ -140,7 +183,11 @@ class Retriever:
         item = it.to_item(cand.id, cand.payload, score=cand.score)
         if explain:
             item["explain"] = {
-                name: {"score": sig["score"], "rank": int(sig["rank"])}
+                name: (
+                    {"score": sig.score, "rank": sig.rank}
+                    if name == "rerank"
+                    else {"score": sig.score, "rank": sig.rank, "contribution": sig.contribution}
+                )
                 for name, sig in cand.signals.items()
             }
         return item

@@ -1,0 +1,129 @@
+"""Entity extraction for the entity signal, with rules only (no downloaded model).
+
+An entity is a normalised key (lowercase, possessive ``'s`` dropped, inner whitespace
+collapsed) for one of:
+
+- a quoted title: text between straight or curly double quotes (2-80 characters);
+- a name: a run of capitalised words ("New York", "Dr. Seuss", "LGBTQ"). A capitalised
+  word at the start of a sentence counts only when it is not a function word, a question
+  word or a common interjection ("The", "When", "Wow"), so questions and memories agree;
+  each word of a multi-word name is an entity too, so "Caroline" matches "Caroline Smith";
+- a number of two or more digits, ordinals included ("18th" -> "18", "2022");
+- a date written with a month name ("May 2023", "8 May" -> "may 2023", "may").
+
+Chinese and Japanese text has no capitalisation; runs of CJK characters are left to the
+keyword signal's bigrams.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from memoweave.memory.tokenize import STOP_WORDS
+
+MAX_ENTITIES = 64
+MONTHS: tuple[str, ...] = (
+    "january", "february", "march", "april", "may", "june", "july", "august",
+    "september", "october", "november", "december",
+)  # fmt: skip
+_SENTENCE_STARTERS: frozenset[str] = STOP_WORDS | frozenset(
+    "how whose not no yes yeah yep nope oh ah hey hi hello wow thanks thank ok okay sure "
+    "great good nice cool awesome well hmm haha lol please sorry oops aw aww yay any all "
+    "some each every many much more most other another such only own same both few "
+    "is was am being let lets let's here now today tomorrow yesterday tonight maybe "
+    "definitely absolutely totally honestly anyway plus though although because since "
+    "while after before until unless once as like love glad happy congrats "
+    "congratulations wish hope guess think know see look mine ours even still "
+    "i'm i've i'd i'll it's that's there's what's you're we're they're don't didn't "
+    "can't won't isn't wasn't".split()
+)
+_QUOTED = re.compile(r"[\"“”]([^\"“”\n]{2,80})[\"“”]")
+_WORD = re.compile(r"[^\W\d_][\w'’.-]*", re.UNICODE)
+_NUMBER = re.compile(r"(?<![\w.])(\d{2,})(?:st|nd|rd|th|s)?\b")
+_MONTH_DATE = re.compile(
+    r"\b(?:(\d{1,2})(?:st|nd|rd|th)?\s+)?("
+    + "|".join(MONTHS)
+    + r")\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?,?(?:\s+(\d{4}))?",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?:;\n]\s*$|^\s*$")
+_CONNECTORS = frozenset({"of", "de", "van", "von", "da", "del", "la", "le", "&"})
+
+
+def _norm(text: str) -> str:
+    text = text.replace("’", "'").strip(" .,'-").lower()
+    if text.endswith("'s"):
+        text = text[:-2]
+    return " ".join(text.split())
+
+
+def _is_capitalised(word: str) -> bool:
+    return word[:1].isupper()
+
+
+def _names(text: str) -> list[str]:
+    """Runs of capitalised words (see the module docstring)."""
+    found: list[str] = []
+    run: list[str] = []
+    pending: list[str] = []
+
+    def flush() -> None:
+        if run:
+            found.append(" ".join(run))
+            if len(run) > 1:
+                found.extend(w for w in run if w not in _CONNECTORS)
+        run.clear()
+        pending.clear()
+
+    for match in _WORD.finditer(text):
+        word = match.group().rstrip(".'’-")
+        if not word:
+            continue
+        before = text[: match.start()]
+        starts_sentence = bool(_SENTENCE_END.search(before))
+        gap = text[match.start() - 1] if match.start() else " "
+        if run and gap not in " -":
+            flush()
+        if _is_capitalised(word):
+            key = _norm(word)
+            if len(key) < 2 or (starts_sentence and key in _SENTENCE_STARTERS):
+                flush()
+                continue
+            run.extend(pending)
+            pending.clear()
+            run.append(key)
+        elif run and word.lower() in _CONNECTORS:
+            pending.append(word.lower())
+        else:
+            flush()
+        if match.group().endswith(("'s", "’s")):
+            flush()  # "Caroline's friend": the name ends at the possessive
+    flush()
+    return found
+
+
+def _dates(text: str) -> list[str]:
+    out: list[str] = []
+    for match in _MONTH_DATE.finditer(text):
+        month = match.group(2).lower()
+        alone = not (match.group(1) or match.group(3) or match.group(4))
+        if month == "may" and alone and not match.group(2)[0].isupper():
+            continue  # the verb "may"
+        out.append(month)
+        if match.group(4):
+            out.append(f"{month} {match.group(4)}")
+    return out
+
+
+@lru_cache(maxsize=4096)
+def extract_entities(text: str) -> tuple[str, ...]:
+    """The entity keys of ``text``, deduplicated in order of appearance (at most 64)."""
+    if not isinstance(text, str) or not text.strip():
+        return ()
+    keys: list[str] = [_norm(m.group(1)) for m in _QUOTED.finditer(text)]
+    keys.extend(_names(text))
+    keys.extend(m.group(1).lstrip("0") or "0" for m in _NUMBER.finditer(text))
+    keys.extend(_dates(text))
+    unique = dict.fromkeys(k for k in keys if k and len(k) <= 80)
+    return tuple(unique)[:MAX_ENTITIES]

@@ -1,0 +1,70 @@
+"""The indexes the core keeps beside the history: keyword (BM25) and entity links.
+
+:class:`SideIndexes` is what the write path talks to. Every method that takes a
+connection runs inside the history's commit transaction (an ``on_commit`` hook of the
+write plan, see :mod:`memoweave.memory.transaction`), so both indexes change together
+with the history or not at all.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memoweave.memory import items as it
+from memoweave.memory.entity_index import EntityIndex
+from memoweave.memory.history import HistoryStore
+from memoweave.memory.keyword_index import KeywordDoc, KeywordIndex
+from memoweave.memory.scope import Scope
+
+
+def doc_of(memory_id: str, payload: Mapping[str, Any]) -> KeywordDoc:
+    """The index document of one stored payload."""
+    return KeywordDoc(
+        memory_id,
+        payload.get("memory", "") or "",
+        payload.get("user_id"),
+        payload.get("agent_id"),
+        payload.get("run_id"),
+        payload.get("status", it.STATUS_ACTIVE),
+    )
+
+
+@dataclass
+class SideIndexes:
+    """The keyword index (``None`` when keyword search is the store's) and entity links."""
+
+    keyword: KeywordIndex | None
+    entities: EntityIndex
+
+    @classmethod
+    def open(cls, history: HistoryStore, *, keyword: bool) -> SideIndexes:
+        """Create the tables if needed; ``keyword=False`` skips the keyword index."""
+        return cls(KeywordIndex(history) if keyword else None, EntityIndex(history))
+
+    def upsert(self, conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:
+        """Inside a transaction: (re)index ``docs``."""
+        docs = list(docs)
+        if self.keyword is not None:
+            self.keyword.upsert(conn, docs)
+        self.entities.upsert(conn, docs)
+
+    def delete(self, conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
+        """Inside a transaction: forget ``memory_ids``."""
+        if self.keyword is not None:
+            self.keyword.delete(conn, memory_ids)
+        self.entities.delete(conn, memory_ids)
+
+    def delete_scope(self, conn: sqlite3.Connection, scope: Scope) -> None:
+        """Inside a transaction: forget every memory of ``scope``."""
+        if self.keyword is not None:
+            self.keyword.delete_scope(conn, scope)
+        self.entities.delete_scope(conn, scope)
+
+    def reset(self) -> None:
+        """Forget everything."""
+        if self.keyword is not None:
+            self.keyword.reset()
+        self.entities.reset()

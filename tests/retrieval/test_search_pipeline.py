@@ -1,0 +1,161 @@
+"""The search pipeline end to end: keyword-only hits, explain, threshold, CJK, the entity
+and time signals, and the configuration knobs."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoweave.errors import ValidationError
+
+from .conftest import BuildMemory, add_texts
+
+FILLER = [
+    "Bob enjoys hiking in the mountains on weekends",
+    "Bob drinks green tea every morning",
+    "Bob works as a nurse at the city hospital",
+    "Bob's sister plays the violin in an orchestra",
+    "Bob is learning to bake sourdough bread",
+    "Bob collects vintage postcards from Europe",
+]
+
+
+def test_a_memory_found_only_by_its_words_is_returned(build_memory: BuildMemory) -> None:
+    # one candidate per signal: dense brings a hiking memory, keywords the axolotl one
+    memory = build_memory(retrieval={"candidates": 1})
+    more = [f"Bob enjoys hiking in the hills number {i}" for i in range(8)]
+    ids = add_texts(memory, [*FILLER, *more, "Bob owns a rare axolotl named Pixel"])
+    hits = memory.search("hiking hiking axolotl", user_id="alice", top_k=1, explain=True)
+    (hit,) = hits["results"]
+    assert hit["id"] == ids[-1]
+    assert "keyword" in hit["explain"] and "dense" not in hit["explain"]
+
+
+def test_keyword_scores_use_only_the_searched_scopes_statistics(
+    build_memory: BuildMemory,
+) -> None:
+    memory = build_memory()
+    add_texts(memory, ["Alice flew to Paris for work", "Alice drinks tea in Lyon"])
+
+    def keyword_scores() -> dict[str, float]:
+        hits = memory.search("Paris tea", user_id="alice", explain=True)["results"]
+        return {h["id"]: h["explain"]["keyword"]["score"] for h in hits}
+
+    before = keyword_scores()
+    add_texts(memory, [f"Bob loves Paris, day {i}" for i in range(6)], user_id="bob")
+    assert keyword_scores() == before
+    assert len(before) == 2
+
+
+@pytest.mark.parametrize("fusion", ["weighted", "rrf"])
+def test_explain_contributions_add_up_to_the_score(build_memory: BuildMemory, fusion: str) -> None:
+    memory = build_memory(retrieval={"fusion": fusion})
+    add_texts(memory, [*FILLER, "Caroline visited Paris with Bob in May"])
+    hits = memory.search("Bob in Paris", user_id="alice", explain=True)["results"]
+    assert hits
+    for hit in hits:
+        explain = hit["explain"]
+        assert sum(v["contribution"] for v in explain.values()) == pytest.approx(hit["score"])
+        assert 0.0 <= hit["score"] <= 1.0 + 1e-9
+        assert set(explain) <= {"dense", "keyword", "entity"}
+        for signal in explain.values():
+            assert signal["rank"] >= 1 and signal["contribution"] >= 0
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+    assert "explain" not in memory.search("Paris", user_id="alice")["results"][0]
+
+
+def test_threshold_applies_to_the_fused_score(build_memory: BuildMemory) -> None:
+    memory = build_memory()
+    add_texts(memory, [*FILLER, "Bob plays chess with his grandfather"])
+    everything = memory.search("Bob chess grandfather", user_id="alice")["results"]
+    cut = everything[len(everything) // 2]["score"]
+    kept = memory.search("Bob chess grandfather", user_id="alice", threshold=cut)["results"]
+    assert kept and all(h["score"] >= cut for h in kept)
+    assert [h["id"] for h in kept] == [h["id"] for h in everything if h["score"] >= cut]
+    assert memory.search("Bob chess", user_id="alice", threshold=1.01)["results"] == []
+    with pytest.raises(ValidationError):
+        memory.search("Bob", user_id="alice", threshold="high")
+
+
+def test_chinese_and_japanese_queries_find_their_memories(build_memory: BuildMemory) -> None:
+    memory = build_memory()
+    zh, ja, _ = add_texts(
+        memory, ["我喜欢在北京吃烤鸭", "東京で寿司を食べました", "I like dumplings in Shanghai"]
+    )
+    hit = memory.search("北京烤鸭", user_id="alice", explain=True)["results"][0]
+    assert hit["id"] == zh and "keyword" in hit["explain"]
+    assert memory.search("寿司", user_id="alice")["results"][0]["id"] == ja
+
+
+def test_rare_entities_boost_their_memories(build_memory: BuildMemory) -> None:
+    memory = build_memory(retrieval={"dense_weight": 0.0, "keyword_weight": 1.0})
+    ids = add_texts(
+        memory,
+        [
+            "Bob read a book about gardening",
+            "Bob read a book by Murakami about gardening",
+            "Bob read a book about cooking",
+        ],
+    )
+    hits = memory.search("Murakami gardening book", user_id="alice", explain=True)["results"]
+    assert hits[0]["id"] == ids[1]
+    assert hits[0]["explain"]["entity"]["score"] > 0
+    assert "entity" not in {h["id"]: h for h in hits}[ids[0]]["explain"]
+
+
+def test_a_named_date_favours_memories_observed_then(build_memory: BuildMemory) -> None:
+    # equally good texts (the hashing test embedder's dense scores would only add noise):
+    # the named date decides
+    memory = build_memory(retrieval={"dense_weight": 0.0})
+    may = add_texts(memory, ["Bob went to the lake"], observed_at="2023-05-03T10:00:00+00:00")
+    june = add_texts(memory, ["Bob went to the beach"], observed_at="2023-06-20T10:00:00+00:00")
+    on_may = memory.search("Where did Bob go on May 3, 2023?", user_id="alice", explain=True)
+    assert on_may["results"][0]["id"] == may[0]
+    assert on_may["results"][0]["explain"]["time"]["score"] == 1.0
+    in_june = memory.search("Where did Bob go in June 2023?", user_id="alice")["results"]
+    assert in_june[0]["id"] == june[0]
+    plain = memory.search("Where did Bob go?", user_id="alice", explain=True)["results"]
+    assert all("time" not in h["explain"] for h in plain)
+
+
+def test_recency_weight_favours_recent_memories(build_memory: BuildMemory) -> None:
+    memory = build_memory(retrieval={"recency_weight": 2.0, "recency_half_life_days": 7})
+    old = add_texts(memory, ["Bob likes tea"], observed_at="2020-01-01T00:00:00+00:00")
+    new = add_texts(memory, ["Bob likes tea a lot"])
+    hits = memory.search("Bob likes tea", user_id="alice", explain=True)["results"]
+    assert hits[0]["id"] == new[0]
+    assert (
+        hits[0]["explain"]["recency"]["score"]
+        > {h["id"]: h for h in hits}[old[0]]["explain"]["recency"]["score"]
+    )
+
+
+def test_store_keyword_source_uses_the_stores_native_search(build_memory: BuildMemory) -> None:
+    memory = build_memory(retrieval={"keyword_source": "store", "candidates": 1})
+    ids = add_texts(memory, [*FILLER, "Bob owns a rare axolotl named Pixel"])
+    assert memory._providers.indexes.keyword is None
+    hits = memory.search("axolotl", user_id="alice", explain=True)["results"]
+    assert hits[0]["id"] == ids[-1] and "keyword" in hits[0]["explain"]
+
+
+def test_store_keyword_source_needs_a_store_that_has_it(build_memory: BuildMemory) -> None:
+    from memoweave.stores.memory import InMemoryVectorStore
+
+    class PlainStore(InMemoryVectorStore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.capabilities = type(self.capabilities)(keyword_search=False)
+
+    with pytest.raises(ValidationError, match="keyword_source"):
+        build_memory(retrieval={"keyword_source": "store"}, vector_store=PlainStore())
+    auto = build_memory(retrieval={"keyword_source": "auto"}, vector_store=PlainStore())
+    assert auto._providers.indexes.keyword is not None
+
+
+@pytest.mark.parametrize(
+    "retrieval", [{"fusion": "max"}, {"keyword_source": "web"}, {"dense_weight": -1}]
+)
+def test_bad_retrieval_config_is_rejected(build_memory: BuildMemory, retrieval: dict) -> None:
+    from memoweave.errors import MemoweaveError
+
+    with pytest.raises(MemoweaveError):
+        build_memory(retrieval=retrieval)

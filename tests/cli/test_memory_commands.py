@@ -66,9 +66,11 @@ def test_search_ranks_the_relevant_memory_first(cli_invoke: Any) -> None:
         cli_invoke("search", "cello orchestra", "--user-id", "alice", "--explain", "--json")
     )
     assert explained["results"][0]["memory"].startswith("I play the cello")
-    assert set(explained["results"][0]["explain"]) <= {"dense", "keyword"}
+    signals = explained["results"][0]["explain"]
+    assert {"dense", "keyword"} <= set(signals) <= {"dense", "keyword", "entity", "time", "recency"}
     table = cli_invoke("search", "cello", "--user-id", "alice", "--explain")
-    assert table.exit_code == 0 and "cello" in table.output and "dense" in table.output
+    assert table.exit_code == 0 and "cello" in table.output
+    assert "dense" in table.output and "keyword" in table.output and "%)" in table.output
 
 
 def test_search_threshold_and_filter(cli_invoke: Any) -> None:

@@ -60,14 +60,20 @@ def memories_table(items: Sequence[Mapping[str, Any]], *, title: str) -> Table:
 
 
 def search_table(results: Sequence[Mapping[str, Any]], *, title: str, explain: bool) -> Table:
-    """One row per hit, best first; with ``explain`` the rank and score of each signal."""
+    """One row per hit, best first; with ``explain`` one column per signal that scored any
+    hit (rank, score and share of the final score)."""
     table = Table(title=title, title_justify="left")
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("memory / id", ratio=1, min_width=38)
+    signal_names: list[str] = []
     if explain:
-        table.add_column("dense", no_wrap=True)
-        table.add_column("keyword", no_wrap=True)
+        for hit in results:
+            for name in hit.get("explain") or {}:
+                if name not in signal_names:
+                    signal_names.append(name)
+        for name in signal_names:
+            table.add_column(name, no_wrap=True)
     for rank, hit in enumerate(results, start=1):
         row: list[Any] = [
             str(rank),
@@ -76,13 +82,21 @@ def search_table(results: Sequence[Mapping[str, Any]], *, title: str, explain: b
         ]
         if explain:
             signals = hit.get("explain") or {}
-            for name in ("dense", "keyword"):
-                sig = signals.get(name)
-                row.append(f"#{int(sig['rank'])} {sig['score']:.2f}" if sig else "-")
+            for name in signal_names:
+                row.append(_signal_cell(signals.get(name)))
         table.add_row(*row)
     if not results:
         table.caption = "no results"
     return table
+
+
+def _signal_cell(signal: Mapping[str, Any] | None) -> str:
+    if not signal:
+        return "-"
+    cell = f"#{int(signal['rank'])} {signal['score']:.2f}"
+    if "contribution" in signal:
+        cell += f" ({signal['contribution']:.0%})"
+    return cell
 
 
 def add_table(results: Sequence[Mapping[str, Any]], *, title: str = "Changes") -> Table:

@@ -8,7 +8,9 @@ Every category 1-4 question with evidence is asked within its conversation.
     .venv/bin/python bench/locomo_recall.py --peer mem0     # and mem0 in the same run
     .venv/bin/python bench/locomo_recall.py --config my.yaml --data other-split.json
 
-Prints a table, writes bench/results/locomo_recall.json and a PNG bar chart.
+Prints a table, writes bench/results/locomo_recall.json and a PNG bar chart. Peers not
+rerun keep their numbers from the previous output file (marked ``from_previous_run``);
+a ``--conversations`` subset run keeps none.
 """
 
 from __future__ import annotations
@@ -118,6 +120,15 @@ def run_peer(name: str, data_path: Path) -> dict[str, Any]:
     return json.loads(Path(out_path).read_text())
 
 
+def previous_peers(path: Path, systems: set[str]) -> list[dict[str, Any]]:
+    """Results of peers not rerun this time, kept from an earlier ``path`` (a full mem0 run
+    takes about an hour); each is marked ``"from_previous_run": true``."""
+    if not path.exists():
+        return []
+    kept = [r for r in json.loads(path.read_text()) if r.get("system") not in systems]
+    return [{**r, "from_previous_run": True} for r in kept if r.get("system") != "memoweave"]
+
+
 def print_table(results: list[dict[str, Any]]) -> None:
     """One row per system and group."""
     header = (
@@ -174,12 +185,20 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--config", help="memoweave YAML config (default: embedded stack)")
     parser.add_argument("--peer", action="append", default=[], choices=["mem0"])
-    parser.add_argument("--out", type=Path, default=RESULTS / "locomo_recall.json")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="results file (default: results/locomo_recall.json, or "
+        "results/locomo_recall_<ids>.json for a --conversations subset)",
+    )
     parser.add_argument(
         "--conversations", help="comma-separated sample ids to keep (e.g. a held-out half)"
     )
     args = parser.parse_args()
     data = load(args.data)
+    if args.out is None:
+        suffix = "_" + args.conversations.replace(",", "_") if args.conversations else ""
+        args.out = RESULTS / f"locomo_recall{suffix}.json"
     if args.conversations:
         keep = set(args.conversations.split(","))
         data = [sample for sample in data if sample["sample_id"] in keep]
@@ -187,6 +206,8 @@ def main() -> None:
         results = [run_memoweave(data, args.config, home)]
     for peer in args.peer:
         results.append(run_peer(peer, args.data))
+    if not args.conversations:
+        results.extend(previous_peers(args.out, {r["system"] for r in results}))
     print_table(results)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))

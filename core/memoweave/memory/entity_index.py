@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memoweave.memory.entities import extract_entities
 from memoweave.memory.history import HistoryStore
 from memoweave.memory.keyword_index import KeywordDoc
+from memoweave.memory.keyword_postings import (
+    CACHE_MAX_DOCS,
+    CACHE_TOTAL_DOCS,
+    Version,
+    data_version,
+)
 from memoweave.memory.scope import Scope
 
 _SCHEMA = (
@@ -44,13 +51,23 @@ class EntityMatches:
         return min(1.0, sum(self.weight[e] for e in self.links.get(memory_id, ())))
 
 
+@dataclass(frozen=True)
+class _ScopeLinks:
+    """One scope's links by entity, tagged with the version they were read at."""
+
+    version: Version
+    total: int
+    by_entity: dict[str, set[str]]
+
+
 class EntityIndex:
     """The ``entity_links`` table of one history database."""
 
     def __init__(self, history: HistoryStore) -> None:
         self._history = history
         self._generation = 0
-        self._totals: dict[tuple[object, ...], tuple[int, int]] = {}
+        self._totals: dict[tuple[object, ...], tuple[Version, int]] = {}
+        self._links: OrderedDict[tuple[object, ...], _ScopeLinks] = OrderedDict()
         with history.transaction() as conn:
             for statement in _SCHEMA:
                 conn.execute(statement)
@@ -103,41 +120,90 @@ class EntityIndex:
         where = " AND ".join([*(f"{k} = ?" for k in keys), _in("status", statuses)])
         base = [*keys.values(), *statuses]
         with self._history.transaction() as conn:
-            df = dict(
-                conn.execute(
-                    f"SELECT entity, COUNT(*) FROM entity_links WHERE {_in('entity', entities)} "
-                    f"AND {where} GROUP BY entity",
-                    [*entities, *base],
-                ).fetchall()
-            )
-            if not df:
-                return EntityMatches({}, {})
-            total = self._total(conn, where, base)
-            rows = conn.execute(
-                f"SELECT memory_id, entity FROM entity_links WHERE {_in('memory_id', memory_ids)} "
-                f"AND {_in('entity', list(df))}",
-                [*memory_ids, *df],
-            ).fetchall()
+            links = self._scope_links(conn, where, base)
+            if links is not None:
+                found = {e: links.by_entity[e] for e in entities if e in links.by_entity}
+                df = {e: len(ids) for e, ids in found.items()}
+                total = links.total
+                rows = [(i, e) for i in memory_ids for e, ids in found.items() if i in ids]
+            else:
+                df, total, rows = self._match_sql(conn, entities, memory_ids, where, base)
+        if not df:
+            return EntityMatches({}, {})
         norm = math.log(1 + max(total, 1))
         weight = {e: math.log(1 + max(total, 1) / n) / norm for e, n in df.items()}
-        links: dict[str, list[str]] = {}
+        linked: dict[str, list[str]] = {}
         for memory_id, entity in rows:
-            links.setdefault(memory_id, []).append(entity)
-        return EntityMatches(weight, {k: tuple(v) for k, v in links.items()})
+            linked.setdefault(memory_id, []).append(entity)
+        return EntityMatches(weight, {k: tuple(v) for k, v in linked.items()})
+
+    def _scope_links(
+        self, conn: sqlite3.Connection, where: str, params: list[object]
+    ) -> _ScopeLinks | None:
+        """The scope's links by entity, cached until the next write (of this process or
+        another connection); ``None`` for a scope too large to cache."""
+        key = (where, *params)
+        version = (self._generation, data_version(conn))
+        cached = self._links.get(key)
+        if cached is not None and cached.version == version:
+            self._links.move_to_end(key)
+            return cached
+        self._links.pop(key, None)
+        total = self._total(conn, where, params)
+        if total > CACHE_MAX_DOCS:
+            return None
+        by_entity: dict[str, set[str]] = {}
+        for memory_id, entity in conn.execute(
+            f"SELECT memory_id, entity FROM entity_links WHERE {where}", params
+        ):
+            by_entity.setdefault(entity, set()).add(memory_id)
+        entry = _ScopeLinks(version, total, by_entity)
+        self._links[key] = entry
+        while sum(e.total for e in self._links.values()) > CACHE_TOTAL_DOCS:
+            self._links.popitem(last=False)
+        return entry
+
+    def _match_sql(
+        self,
+        conn: sqlite3.Connection,
+        entities: Sequence[str],
+        memory_ids: Sequence[str],
+        where: str,
+        base: list[object],
+    ) -> tuple[dict[str, int], int, list[tuple[str, str]]]:
+        """(df of each entity found, memories with entities, (memory id, entity) links of
+        ``memory_ids``) read from the table, for scopes too large to cache."""
+        df = dict(
+            conn.execute(
+                f"SELECT entity, COUNT(*) FROM entity_links WHERE {_in('entity', entities)} "
+                f"AND {where} GROUP BY entity",
+                [*entities, *base],
+            ).fetchall()
+        )
+        if not df:
+            return {}, 0, []
+        total = self._total(conn, where, base)
+        rows = conn.execute(
+            f"SELECT memory_id, entity FROM entity_links WHERE {_in('memory_id', memory_ids)} "
+            f"AND {_in('entity', list(df))}",
+            [*memory_ids, *df],
+        ).fetchall()
+        return df, total, rows
 
     def _total(self, conn: sqlite3.Connection, where: str, params: list[object]) -> int:
         """Memories with entities matching ``where``, cached until the next write (a write
         that rolls back only costs a recount)."""
         key = (where, *params)
         cached = self._totals.get(key)
-        if cached is not None and cached[0] == self._generation:
+        version = (self._generation, data_version(conn))
+        if cached is not None and cached[0] == version:
             return cached[1]
         total = conn.execute(
             f"SELECT COUNT(DISTINCT memory_id) FROM entity_links WHERE {where}", params
         ).fetchone()[0]
         if len(self._totals) > 1024:
             self._totals.clear()
-        self._totals[key] = (self._generation, int(total))
+        self._totals[key] = (version, int(total))
         return int(total)
 
     def reset(self) -> None:

@@ -4,7 +4,10 @@ Two tables: ``keyword_fts`` (FTS5) finds the memories that contain a query token
 ``keyword_docs`` (one row per memory: scope ids, status, token count) gives each scope's
 document count and average length. Scores are Okapi BM25 (k1 = 1.2, b = 0.75) computed
 with the statistics of the searched scope only, so one user's memories never change the
-ranking of another's (FTS5's own ``bm25()`` would use the whole table).
+ranking of another's (FTS5's own ``bm25()`` would use the whole table). A searched
+scope's postings are kept in memory (:mod:`memoweave.memory.keyword_postings`) until the
+next write (of this process, or of another connection to the file); scopes too large for
+that are scored from their FTS5 matches.
 
 Rows are written inside the history's commit transaction (an ``on_commit`` hook of the
 write plan), so the index and the history always agree; the vector store agrees through
@@ -14,13 +17,13 @@ stored as space-joined tokens, so FTS5's ``unicode61`` tokenizer only splits on 
 
 from __future__ import annotations
 
-import math
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memoweave.memory.history import HistoryStore
+from memoweave.memory.keyword_postings import PostingsCache, bm25_idf, bm25_tf, data_version
 from memoweave.memory.scope import Scope
 from memoweave.memory.tokenize import tokenize
 
@@ -36,8 +39,7 @@ _SCHEMA = (
 )
 MAX_QUERY_TOKENS = 64
 MAX_MATCHES = 20_000
-"""Matching memories scored per query, at most (a bound on the work of one search)."""
-K1, B = 1.2, 0.75
+"""Matching memories scored per query, at most, in scopes too large to cache."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,8 @@ class KeywordIndex:
     def __init__(self, history: HistoryStore) -> None:
         self._history = history
         self._generation = 0
-        self._stats: dict[tuple[object, ...], tuple[int, int, float]] = {}
+        self._stats: dict[tuple[object, ...], tuple[tuple[int, int], int, float]] = {}
+        self._postings = PostingsCache(self._scope_stats)
         with history.transaction() as conn:
             for statement in _SCHEMA:
                 conn.execute(statement)
@@ -116,37 +119,45 @@ class KeywordIndex:
             [*(f"{k} = ?" for k in keys), f"status IN ({', '.join('?' * len(statuses))})"]
         )
         params: list[object] = [*keys.values(), *statuses]
-        match = " OR ".join(f'"{t}"' for t in tokens)
         with self._history.transaction() as conn:
-            rows = conn.execute(
-                f"SELECT memory_id, tokens FROM keyword_fts WHERE keyword_fts MATCH ? AND {where} "
-                "LIMIT ?",
-                [match, *params, MAX_MATCHES],
-            ).fetchall()
-            if not rows:
-                return []
-            docs, avg_length = self._scope_stats(conn, where, params)
+            postings = self._postings.get(conn, where, params, self._generation)
+            if postings is not None:
+                scored = postings.score(tokens)
+            else:
+                scored = self._score_matches(conn, tokens, where, params)
+        scored.sort(key=lambda pair: (-pair[1], pair[0]))
+        return [(i, s) for i, s in scored[:top_k] if s > 0]
+
+    def _score_matches(
+        self, conn: sqlite3.Connection, tokens: list[str], where: str, params: list[object]
+    ) -> list[tuple[str, float]]:
+        """BM25 of the FTS5 matches of ``tokens`` (the path of scopes too large to cache)."""
+        match = " OR ".join(f'"{t}"' for t in tokens)
+        rows = conn.execute(
+            f"SELECT memory_id, tokens FROM keyword_fts WHERE keyword_fts MATCH ? AND {where} "
+            "LIMIT ?",
+            [match, *params, MAX_MATCHES],
+        ).fetchall()
+        if not rows:
+            return []
+        docs, avg_length = self._scope_stats(conn, where, params)
         wanted = set(tokens)
         df = dict.fromkeys(tokens, 0)
         parsed: list[tuple[str, list[str], int]] = []
         for memory_id, text_tokens in rows:
             words = text_tokens.split()
             found = [t for t in words if t in wanted]
-            for t in set(found) if len(found) > 1 else found:
+            for t in set(found):
                 df[t] += 1
             parsed.append((memory_id, found, len(words)))
         docs = max(docs, len(rows))
-        idf = {t: math.log(1 + (docs - n + 0.5) / (n + 0.5)) for t, n in df.items() if n}
-        norm = K1 * (1 - B)
-        slope = K1 * B / avg_length
+        idf = {t: bm25_idf(docs, n) for t, n in df.items() if n}
         scored = []
         for memory_id, found, length in parsed:
-            tf = Counter(found) if len(found) > 1 else {found[0]: 1} if found else {}
-            denominator = norm + slope * length
-            score = sum(idf[t] * f * (K1 + 1) / (f + denominator) for t, f in tf.items())
+            tf = Counter(found)
+            score = sum(idf[t] * bm25_tf(f, length, avg_length) for t, f in tf.items())
             scored.append((memory_id, score))
-        scored.sort(key=lambda pair: (-pair[1], pair[0]))
-        return [(i, s) for i, s in scored[:top_k] if s > 0]
+        return scored
 
     def _scope_stats(
         self, conn: sqlite3.Connection, where: str, params: list[object]
@@ -154,7 +165,8 @@ class KeywordIndex:
         """(documents, average length) of the scope, cached until the next write."""
         key = (where, *params)
         cached = self._stats.get(key)
-        if cached is not None and cached[0] == self._generation:
+        version = (self._generation, data_version(conn))
+        if cached is not None and cached[0] == version:
             return cached[1], cached[2]
         count, total = conn.execute(
             f"SELECT COUNT(*), COALESCE(SUM(length), 0) FROM keyword_docs WHERE {where}", params
@@ -162,5 +174,5 @@ class KeywordIndex:
         average = max(1.0, total / count) if count else 1.0
         if len(self._stats) > 1024:
             self._stats.clear()
-        self._stats[key] = (self._generation, int(count), average)
+        self._stats[key] = (version, int(count), average)
         return int(count), average

@@ -28,11 +28,12 @@ class OnnxEmbedderConfig(BaseModel):
     max_length: int = Field(default=256, ge=8, le=8192, description="Truncate to this many tokens.")
     batch_size: int = Field(default=32, ge=1, le=4096, description="Texts per forward pass.")
     intra_op_threads: int = Field(
-        default=1,
+        default=2,
         ge=0,
         le=256,
-        description="onnxruntime intra-op threads (0: one per core). 1 gave the best latency "
-        "and throughput on a busy 2-core machine (bench/embed_speed.py).",
+        description="onnxruntime intra-op threads (0: one per core). 2 (without spinning) "
+        "embeds a query in 4.0 ms vs 6-8 ms with 1 on an idle 2-core machine, and 8.1 vs "
+        "6.7 ms when both cores are busy (bench/README.md, LoCoMo retrieval).",
     )
     pooling: Literal["mean", "cls"] = Field(default="mean", description="Token pooling.")
     normalize: bool = Field(default=True, description="L2-normalise the vectors.")

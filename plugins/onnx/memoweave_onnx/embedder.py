@@ -75,6 +75,9 @@ class OnnxEmbedder(Embedder):
         options.intra_op_num_threads = self.config.intra_op_threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        # Idle intra-op threads sleep instead of spinning: a spinning pool burns a core
+        # between calls and slows everything else on a shared machine (bench/README.md).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:

@@ -100,7 +100,7 @@ class EntityIndex:
 
     def entities_of(self, memory_id: str) -> list[str]:
         """The entities linked to one memory, sorted."""
-        with self._history.transaction() as conn:
+        with self._history.snapshot() as conn:
             rows = conn.execute(
                 "SELECT entity FROM entity_links WHERE memory_id = ? ORDER BY entity", (memory_id,)
             ).fetchall()
@@ -119,7 +119,7 @@ class EntityIndex:
         keys = scope.as_dict()
         where = " AND ".join([*(f"{k} = ?" for k in keys), _in("status", statuses)])
         base = [*keys.values(), *statuses]
-        with self._history.transaction() as conn:
+        with self._history.snapshot() as conn:
             links = self._scope_links(conn, where, base)
             if links is not None:
                 found = {e: links.by_entity[e] for e in entities if e in links.by_entity}

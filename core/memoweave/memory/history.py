@@ -142,12 +142,25 @@ class HistoryStore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Run a block in one SQLite transaction; errors become ``HistoryError``."""
+        """Run a block in one write transaction (SQLite's write lock taken at once);
+        errors become ``HistoryError``."""
+        with self._begin("BEGIN IMMEDIATE") as conn:
+            yield conn
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """Run read-only queries on one consistent snapshot; in WAL mode this never blocks
+        writers in other processes (unlike :meth:`transaction`)."""
+        with self._begin("BEGIN DEFERRED") as conn:
+            yield conn
+
+    @contextmanager
+    def _begin(self, statement: str) -> Iterator[sqlite3.Connection]:
         with self._lock:
             if self._closed:
                 raise HistoryError("the history database is closed", hint="Create a new Memory.")
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute(statement)
                 yield self._conn
                 self._conn.execute("COMMIT")
             except BaseException as exc:

@@ -119,7 +119,7 @@ class KeywordIndex:
             [*(f"{k} = ?" for k in keys), f"status IN ({', '.join('?' * len(statuses))})"]
         )
         params: list[object] = [*keys.values(), *statuses]
-        with self._history.transaction() as conn:
+        with self._history.snapshot() as conn:
             postings = self._postings.get(conn, where, params, self._generation)
             if postings is not None:
                 scored = postings.score(tokens)

@@ -30,6 +30,7 @@ format: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest tests $(PLUGINS)
 
 demo: $(STAMP)

@@ -17,6 +17,7 @@ from typing import Any
 
 from memoweave.errors import ValidationError
 from memoweave.memory.scope import IDENTITY_KEYS
+from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY
 
 STATUS_ACTIVE = "active"
 STATUS_SUPERSEDED = "superseded"
@@ -26,8 +27,8 @@ SYSTEM_KEYS: frozenset[str] = frozenset(
     {
         "memory", "hash", "user_id", "agent_id", "run_id", "actor_id", "role",
         "created_at", "updated_at", "created_ts", "observed_at", "observed_ts",
-        "source_message_ids", "valid_until", "superseded_by", "supersedes", "status",
-        "expiration_date", "expires_ts", "memory_type", "id", "score", "metadata",
+        "source_message_ids", "valid_until", "superseded_by", "supersedes", STATUS_KEY,
+        "expiration_date", EXPIRY_KEY, "memory_type", "id", "score", "metadata",
     }
 )  # fmt: skip
 """Payload keys memoweave owns; metadata may not use them."""

@@ -15,6 +15,7 @@ from memoweave.filters import And, Comparison, FilterNode, Not, Or, parse_filter
 from memoweave.memory import items as it
 from memoweave.memory.scope import IDENTITY_KEYS, Scope
 from memoweave.memory.validate import check_bool, merge_scope_filters
+from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY
 
 
 def visible_statuses(include_superseded: bool) -> tuple[str, ...]:
@@ -38,16 +39,16 @@ def read_filter(
         parts.append(user)
     statuses = visible_statuses(include_superseded)
     parts.append(
-        Comparison("status", "eq", statuses[0])
+        Comparison(STATUS_KEY, "eq", statuses[0])
         if len(statuses) == 1
-        else Comparison("status", "in", statuses)
+        else Comparison(STATUS_KEY, "in", statuses)
     )
     if not show_expired:
         parts.append(
             Or(
                 (
-                    Not(Comparison("expires_ts", "exists", True)),
-                    Comparison("expires_ts", "gt", now.timestamp()),
+                    Not(Comparison(EXPIRY_KEY, "exists", True)),
+                    Comparison(EXPIRY_KEY, "gt", now.timestamp()),
                 )
             )
         )

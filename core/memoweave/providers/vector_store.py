@@ -55,6 +55,13 @@ TEXT_FIELD = "memory"
 """The payload key holding the memory text (mem0's name), used by ``keyword_search``."""
 SCOPE_KEYS: tuple[str, ...] = ("user_id", "agent_id", "run_id", "actor_id")
 """Payload keys the core filters on in every call; stores should index them."""
+STATUS_KEY = "status"
+"""Payload key of a memory's lifecycle status (a string: ``"active"``, ``"superseded"``,
+``"deleted"``); every read filters on it, so stores should give it a keyword index."""
+EXPIRY_KEY = "expires_ts"
+"""Payload key of a memory's expiry as a POSIX timestamp (a float, absent if it never
+expires); every read filters on it (missing or later than now), so stores should give it a
+numeric (float) index."""
 Payload = dict[str, Any]
 
 

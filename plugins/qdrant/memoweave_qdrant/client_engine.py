@@ -2,7 +2,7 @@
 
 Local mode keeps a whole folder under one exclusive file lock (one client per folder per
 machine) and ignores payload indexes except text indexes with BM25 scoring; a server gets
-keyword indexes on the scope keys as well.
+keyword indexes on the scope and status keys and a float index on the expiry key as well.
 """
 
 from __future__ import annotations
@@ -62,14 +62,18 @@ class ClientEngine(Engine):
         )
         return dims, metric
 
-    def ensure_indexes(self, keyword_fields: Sequence[str], text_field: str) -> None:
+    def ensure_indexes(
+        self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str
+    ) -> None:
         m = self._m
         schema = self._client.get_collection(self._name).payload_schema or {}
         if self.supports_payload_indexes:
-            for key in keyword_fields:
+            wanted = [(key, m.PayloadSchemaType.KEYWORD) for key in keyword_fields]
+            wanted += [(key, m.PayloadSchemaType.FLOAT) for key in float_fields]
+            for key, field_schema in wanted:
                 if key not in schema:
                     self._client.create_payload_index(
-                        self._name, key, field_schema=m.PayloadSchemaType.KEYWORD, wait=True
+                        self._name, key, field_schema=field_schema, wait=True
                     )
         if text_field not in schema:
             params = m.TextIndexParams(type=m.TextIndexType.TEXT, scoring=True)

@@ -59,14 +59,16 @@ class EdgeEngine(Engine):
         tmp.replace(meta_file)
         return dims, metric
 
-    def ensure_indexes(self, keyword_fields: Sequence[str], text_field: str) -> None:
+    def ensure_indexes(
+        self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str
+    ) -> None:
         q = self._q
         existing = set(self._shard.info().payload_schema)
-        for key in keyword_fields:
+        wanted = [(key, q.PayloadSchemaType.Keyword) for key in keyword_fields]
+        wanted += [(key, q.PayloadSchemaType.Float) for key in float_fields]
+        for key, schema in wanted:
             if key not in existing:
-                self._shard.update(
-                    q.UpdateOperation.create_field_index(key, q.PayloadSchemaType.Keyword)
-                )
+                self._shard.update(q.UpdateOperation.create_field_index(key, schema))
         if text_field not in existing:
             params = q.TextIndexParams(tokenizer=q.TokenizerType.Multilingual, scoring=True)
             self._shard.update(q.UpdateOperation.create_field_index(text_field, params))

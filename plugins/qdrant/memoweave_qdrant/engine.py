@@ -43,8 +43,11 @@ class Engine(ABC):
         """
 
     @abstractmethod
-    def ensure_indexes(self, keyword_fields: Sequence[str], text_field: str) -> None:
-        """Create keyword indexes on ``keyword_fields`` and a BM25 text index on ``text_field``."""
+    def ensure_indexes(
+        self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str
+    ) -> None:
+        """Create the missing keyword indexes on ``keyword_fields``, float indexes on
+        ``float_fields`` and a BM25 text index on ``text_field`` (idempotent)."""
 
     @abstractmethod
     def upsert(self, points: Sequence[tuple[UUID, list[float], dict[str, Any]]]) -> None:

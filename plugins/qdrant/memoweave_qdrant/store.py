@@ -16,7 +16,9 @@ from uuid import UUID
 from memoweave.errors import MemoweaveError, NotFound, ValidationError, VectorStoreError
 from memoweave.filters.ast import FilterNode
 from memoweave.providers.vector_store import (
+    EXPIRY_KEY,
     SCOPE_KEYS,
+    STATUS_KEY,
     TEXT_FIELD,
     Metric,
     Page,
@@ -117,8 +119,10 @@ class QdrantVectorStore(VectorStore):
                 f"asked for dims={dims} metric={metric!r}",
                 hint="Use another collection name, or drop the collection to recreate it.",
             )
-        keyword = (*SCOPE_KEYS, LISTS_KEY)
-        self._call("create indexes", lambda: engine.ensure_indexes(keyword, TEXT_FIELD))
+        keyword = (*SCOPE_KEYS, STATUS_KEY, LISTS_KEY)
+        self._call(
+            "create indexes", lambda: engine.ensure_indexes(keyword, (EXPIRY_KEY,), TEXT_FIELD)
+        )
         self._name, self._dims, self._metric, self._dropped = name, dims, metric, False
 
     def _filter(self, filter: FilterNode | None) -> tuple[Clause | None, Keep | None]:

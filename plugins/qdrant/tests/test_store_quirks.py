@@ -178,3 +178,19 @@ def test_ten_thousand_records_in_one_batch(
     assert len(seen) == n and len(set(seen)) == n
     hits = store.search(_vec(7), top_k=5, filter=parse_filter({"user_id": "u7"}))
     assert len(hits) == 5 and all(h.payload["user_id"] == "u7" for h in hits)
+
+
+def test_edge_indexes_the_keys_every_read_filters_on(tmp_path: Path) -> None:
+    """Without payload indexes on status and expires_ts, Qdrant reads each candidate's
+    payload to check them: a full Memory read filter then costs ~5x the scope filter."""
+    from memoweave.providers.vector_store import EXPIRY_KEY, SCOPE_KEYS, STATUS_KEY
+
+    store = load_registry().create(
+        "vector_store", "qdrant", {"mode": "edge", "path": str(tmp_path / "edge")}
+    )
+    try:
+        store.ensure_collection("indexed", 4)
+        schema = store._engine._shard.info().payload_schema
+        assert {*SCOPE_KEYS, STATUS_KEY, EXPIRY_KEY} <= set(schema)
+    finally:
+        store.close()

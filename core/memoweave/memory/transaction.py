@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,12 +47,6 @@ class WritePlan:
     @property
     def empty(self) -> bool:
         return not (self.upserts or self.deletes or self.events or self.messages)
-
-
-def before_images(store: VectorStore, ids: Sequence[str]) -> dict[str, StoredRecord | None]:
-    """The current state (with vectors) of ``ids``; ``None`` for ids that do not exist."""
-    found = {r.id: r for r in store.get(list(ids), with_vectors=True)} if ids else {}
-    return {i: found.get(i) for i in ids}
 
 
 def apply_plan(plan: WritePlan, store: VectorStore, history: HistoryStore, now: str) -> None:

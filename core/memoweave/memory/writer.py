@@ -34,9 +34,9 @@ from memoweave.memory.actions import (
 from memoweave.memory.history import HistoryEvent, HistoryStore, StoredMessage
 from memoweave.memory.indexes import SideIndexes, doc_of
 from memoweave.memory.scope import Scope
-from memoweave.memory.transaction import WritePlan, apply_plan, before_images
+from memoweave.memory.transaction import WritePlan, apply_plan
 from memoweave.providers.embedder import Embedder
-from memoweave.providers.vector_store import VectorRecord, VectorStore
+from memoweave.providers.vector_store import STATUS_KEY, StoredRecord, VectorRecord, VectorStore
 
 
 @dataclass
@@ -78,13 +78,13 @@ class MemoryWriter:
                 f"the embedder returned {len(vectors)} vectors for {len(texts)} texts",
                 hint="The embedder must return one vector per input text.",
             )
-        vector_of = {index: vec for (index, _), vec in zip(texts, vectors, strict=True)}
-        plan = WritePlan(messages=list(ctx.messages))
-        plan.before.update(before_images(self.store, list(targets)))
+        embedded = {index: (text, vec) for (index, text), vec in zip(texts, vectors, strict=True)}
+        plan = WritePlan(messages=list(ctx.messages), before=dict(targets))
         now = it.iso(ctx.now)
         for index, action in enumerate(actions):
-            if index in vector_of:
-                self._plan_action(plan, action, vector_of[index], ctx, results)
+            if index in embedded:
+                text, vector = embedded[index]
+                self._plan_action(plan, action, text, vector, ctx, results)
             elif isinstance(action, SoftDeleteMemory):
                 self._plan_soft_delete(plan, action.id, ctx, results)
         self._add_index_hook(plan)
@@ -93,16 +93,20 @@ class MemoryWriter:
 
     # -- planning ---------------------------------------------------------------------------
 
-    def _active_targets(self, actions: Sequence[Action], scope: Scope) -> set[str]:
+    def _active_targets(
+        self, actions: Sequence[Action], scope: Scope
+    ) -> dict[str, StoredRecord | None]:
+        """The active memories of ``scope`` that ``actions`` name, fetched once with their
+        vectors: they are both the filter for invented ids and the write's before-images."""
         ids = [t for a in actions if (t := _target(a)) is not None]
         ids += [s for a in actions if isinstance(a, AddMemory) for s in a.supersedes]
         if not ids:
-            return set()
-        found = self.store.get(list(dict.fromkeys(ids)))
+            return {}
+        found = self.store.get(list(dict.fromkeys(ids)), with_vectors=True)
         return {
-            r.id
+            r.id: r
             for r in found
-            if scope.contains(r.payload) and r.payload.get("status") == it.STATUS_ACTIVE
+            if scope.contains(r.payload) and r.payload.get(STATUS_KEY) == it.STATUS_ACTIVE
         }
 
     def _new_texts(
@@ -148,10 +152,12 @@ class MemoryWriter:
         self,
         plan: WritePlan,
         action: Action,
+        text: str,
         vector: list[float],
         ctx: WriteContext,
         results: list[dict[str, Any]],
     ) -> None:
+        """Plan one add / update / supersession; ``text`` is its normalised text."""
         now = it.iso(ctx.now)
         if isinstance(action, UpdateMemory):
             before = plan.before[action.id]
@@ -159,8 +165,8 @@ class MemoryWriter:
             old_text = before.payload.get("memory")
             payload = {
                 **before.payload,
-                "memory": " ".join(action.text.split()),
-                "hash": it.text_hash(" ".join(action.text.split())),
+                "memory": text,
+                "hash": it.text_hash(text),
                 "updated_at": now,
             }
             if action.source_message_ids:
@@ -182,7 +188,7 @@ class MemoryWriter:
         new_id = str(uuid.uuid4())
         replaced = (action.id,) if isinstance(action, SupersedeMemory) else action.supersedes
         replaced = tuple(r for r in replaced if r in plan.before and plan.before[r] is not None)
-        payload = self._new_payload(action, ctx, replaced)
+        payload = self._new_payload(action, text, ctx, replaced)
         plan.before.setdefault(new_id, None)
         plan.upserts.append(VectorRecord(new_id, vector, payload))
         plan.events.append(self._event(new_id, "ADD", ctx, None, payload["memory"], payload))
@@ -242,9 +248,12 @@ class MemoryWriter:
         results.append({"id": memory_id, "memory": before.payload.get("memory"), "event": "DELETE"})
 
     def _new_payload(
-        self, action: AddMemory | SupersedeMemory, ctx: WriteContext, replaced: tuple[str, ...]
+        self,
+        action: AddMemory | SupersedeMemory,
+        text: str,
+        ctx: WriteContext,
+        replaced: tuple[str, ...],
     ) -> dict[str, Any]:
-        text = " ".join(action.text.split())
         extra = action.metadata if isinstance(action, AddMemory) else {}
         payload: dict[str, Any] = {
             **ctx.metadata,

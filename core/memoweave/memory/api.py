@@ -9,7 +9,6 @@ index (see :mod:`memoweave.memory.transaction`).
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -372,7 +371,7 @@ class Memory:
 
 def _stored(message: NormalizedMessage, scope: Scope, observed: datetime) -> StoredMessage:
     return StoredMessage(
-        id=f"{scope.key()}#{message.id}" if message.id else str(uuid.uuid4()),
+        id=f"{scope.key()}#{message.id}",  # normalize_messages always sets an id
         scope=scope.key(),
         role=message.role,
         content=message.text,

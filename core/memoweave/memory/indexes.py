@@ -18,6 +18,7 @@ from memoweave.memory.entity_index import EntityIndex
 from memoweave.memory.history import HistoryStore
 from memoweave.memory.keyword_index import KeywordDoc, KeywordIndex
 from memoweave.memory.scope import Scope
+from memoweave.providers.vector_store import STATUS_KEY
 
 
 def doc_of(memory_id: str, payload: Mapping[str, Any]) -> KeywordDoc:
@@ -28,7 +29,7 @@ def doc_of(memory_id: str, payload: Mapping[str, Any]) -> KeywordDoc:
         payload.get("user_id"),
         payload.get("agent_id"),
         payload.get("run_id"),
-        payload.get("status", it.STATUS_ACTIVE),
+        payload.get(STATUS_KEY, it.STATUS_ACTIVE),
     )
 
 

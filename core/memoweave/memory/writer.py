@@ -36,7 +36,13 @@ from memoweave.memory.indexes import SideIndexes, doc_of
 from memoweave.memory.scope import Scope
 from memoweave.memory.transaction import WritePlan, apply_plan
 from memoweave.providers.embedder import Embedder
-from memoweave.providers.vector_store import STATUS_KEY, StoredRecord, VectorRecord, VectorStore
+from memoweave.providers.vector_store import (
+    EXPIRY_KEY,
+    STATUS_KEY,
+    StoredRecord,
+    VectorRecord,
+    VectorStore,
+)
 
 
 @dataclass
@@ -142,7 +148,7 @@ class MemoryWriter:
             (
                 scope.filter(),
                 Comparison("hash", "in", tuple(dict.fromkeys(hashes))),
-                Comparison("status", "eq", it.STATUS_ACTIVE),
+                Comparison(STATUS_KEY, "eq", it.STATUS_ACTIVE),
             )
         )
         page = self.store.list(filter=node, limit=max(len(hashes), 1) * 2)
@@ -210,7 +216,7 @@ class MemoryWriter:
         now = it.iso(ctx.now)
         payload = {
             **before.payload,
-            "status": it.STATUS_SUPERSEDED,
+            STATUS_KEY: it.STATUS_SUPERSEDED,
             "superseded_by": new_id,
             "valid_until": now,
             "updated_at": now,
@@ -238,7 +244,7 @@ class MemoryWriter:
         now = it.iso(ctx.now)
         payload = {
             **before.payload,
-            "status": it.STATUS_DELETED,
+            STATUS_KEY: it.STATUS_DELETED,
             "valid_until": now,
             "updated_at": now,
         }
@@ -267,7 +273,7 @@ class MemoryWriter:
             "observed_at": it.iso(ctx.observed_at),
             "observed_ts": ctx.observed_at.timestamp(),
             "source_message_ids": list(action.source_message_ids),
-            "status": it.STATUS_ACTIVE,
+            STATUS_KEY: it.STATUS_ACTIVE,
         }
         if isinstance(action, AddMemory):
             if action.actor_id:
@@ -280,7 +286,7 @@ class MemoryWriter:
             payload["memory_type"] = ctx.memory_type
         if ctx.expiration is not None:
             payload["expiration_date"] = it.iso(ctx.expiration)
-            payload["expires_ts"] = ctx.expiration.timestamp()
+            payload[EXPIRY_KEY] = ctx.expiration.timestamp()
         return payload
 
     def _event(

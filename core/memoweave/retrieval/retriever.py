@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from memoweave.filters import FilterNode
 from memoweave.memory import items as it
 from memoweave.memory.scope import Scope
-from memoweave.providers.vector_store import SearchHit
+from memoweave.providers.vector_store import STATUS_KEY, SearchHit
 from memoweave.retrieval.candidates import Candidate, Signal, collect, rank_scores
 from memoweave.retrieval.dense import dense_hits
 from memoweave.retrieval.entities import entity_scores
@@ -114,7 +114,7 @@ class Retriever:
             limit=limit,
             statuses=(it.STATUS_ACTIVE,),
         )
-        hits = [SearchHit(i, s, p) for i, s, p in found if p.get("status") == it.STATUS_ACTIVE]
+        hits = [SearchHit(i, s, p) for i, s, p in found if p.get(STATUS_KEY) == it.STATUS_ACTIVE]
         if len(hits) < limit:
             seen = {h.id for h in hits}
             recent = self._p.history.recent_memory_ids(scope.as_dict(), limit * 2)
@@ -122,7 +122,7 @@ class Retriever:
                 if len(hits) >= limit:
                     break
                 payload = record.payload
-                if payload.get("status") == it.STATUS_ACTIVE and scope.contains(payload):
+                if payload.get(STATUS_KEY) == it.STATUS_ACTIVE and scope.contains(payload):
                     hits.append(SearchHit(record.id, 0.0, payload))
         return hits
 

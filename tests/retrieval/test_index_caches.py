@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from memoweave.errors import VectorStoreError
-from memoweave.memory import Memory, entity_index, keyword_postings
+from memoweave.index import entity_index, keyword_postings
+from memoweave.memory import Memory
 from memoweave.stores.memory import InMemoryVectorStore
 from memoweave.testing.doubles import HashingEmbedder
 

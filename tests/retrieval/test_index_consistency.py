@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from memoweave.errors import HistoryError, VectorStoreError
+from memoweave.index.entity_index import EntityIndex
 from memoweave.memory import Memory
-from memoweave.memory.entity_index import EntityIndex
 from memoweave.providers.vector_store import VectorRecord
 from memoweave.stores.memory import InMemoryVectorStore
 from memoweave.testing.doubles import ScriptedLLM

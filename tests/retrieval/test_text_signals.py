@@ -6,8 +6,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memoweave.memory.entities import extract_entities
-from memoweave.memory.tokenize import tokenize
+from memoweave.index.entities import extract_entities
+from memoweave.index.tokenize import tokenize
 from memoweave.retrieval.candidates import Candidate, Signal
 from memoweave.retrieval.fusion import fuse
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows

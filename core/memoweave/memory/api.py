@@ -21,8 +21,9 @@ from memoweave.memory.edits import delete_memories, update_memory
 from memoweave.memory.history import StoredMessage
 from memoweave.memory.messages import NormalizedMessage, normalize_messages
 from memoweave.memory.providers import MemoryProviders, build_providers
+from memoweave.memory.related import related_memories
 from memoweave.memory.scope import Scope
-from memoweave.memory.search import scoped_read, visible_statuses
+from memoweave.memory.search import result_item, scoped_read, visible_statuses
 from memoweave.memory.strategies import select_strategy
 from memoweave.memory.transaction import recover
 from memoweave.memory.validate import (
@@ -55,7 +56,13 @@ class Memory:
             self._providers.history,
             self._providers.indexes,
         )
-        self._retriever = Retriever(self._providers)
+        self._retriever = Retriever(
+            store=self._providers.vector_store,
+            embedder=self._providers.embedder,
+            indexes=self._providers.indexes,
+            reranker=self._providers.reranker,
+            settings=self._providers.retrieval,
+        )
         self._lock = threading.RLock()
         self._ready = False
 
@@ -238,17 +245,17 @@ class Memory:
         )
         with self._lock:
             self._ensure_ready()
-            results = self._retriever.search(
+            ranked = self._retriever.search(
                 query,
                 scope=scope,
                 node=node,
                 top_k=top_k,
                 threshold=threshold,
                 rerank=rerank,
-                explain=explain,
                 statuses=visible_statuses(include_superseded),
+                now=it.utcnow(),
             )
-        return {"results": results}
+        return {"results": [result_item(c, explain=explain) for c in ranked]}
 
     def get(
         self,
@@ -358,7 +365,15 @@ class Memory:
         return found[0]
 
     def _related(self, scope: Scope, text: str) -> list[ExistingMemory]:
-        hits = self._retriever.related(text, scope=scope, limit=self._providers.related_limit)
+        p = self._providers
+        hits = related_memories(
+            p.vector_store,
+            self._retriever.keyword_index,
+            p.history,
+            text,
+            scope=scope,
+            limit=p.related_limit,
+        )
         return [
             ExistingMemory(h.id, h.payload.get("memory", ""), h.payload.get("created_at"))
             for h in hits

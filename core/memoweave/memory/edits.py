@@ -13,7 +13,6 @@ from typing import Any
 
 from memoweave.memory import items as it
 from memoweave.memory.history import HistoryEvent
-from memoweave.memory.indexes import doc_of
 from memoweave.memory.transaction import WritePlan, apply_plan
 from memoweave.memory.writer import MemoryWriter
 from memoweave.providers.vector_store import StoredRecord, VectorRecord
@@ -71,7 +70,7 @@ def update_memory(
     )
     indexes = writer.indexes
     if indexes is not None:
-        doc = doc_of(before.id, payload)
+        doc = it.index_doc(before.id, payload)
         plan.on_commit.append(lambda conn: indexes.upsert(conn, [doc]))
     apply_plan(plan, writer.store, writer.history, stamp)
     return payload

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from memoweave.errors import ValidationError
+from memoweave.index import KeywordDoc
 from memoweave.memory.scope import IDENTITY_KEYS
 from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY
 
@@ -120,3 +121,15 @@ def to_item(
         if payload.get(key) is not None:
             item[key] = payload[key]
     return item
+
+
+def index_doc(memory_id: str, payload: Mapping[str, Any]) -> KeywordDoc:
+    """What the keyword and entity indexes keep of one stored payload."""
+    return KeywordDoc(
+        memory_id,
+        payload.get("memory", "") or "",
+        payload.get("user_id"),
+        payload.get("agent_id"),
+        payload.get("run_id"),
+        payload.get(STATUS_KEY, STATUS_ACTIVE),
+    )

@@ -10,9 +10,9 @@ from typing import Any
 from memoweave.config.models import MemoryConfig, ProviderSpec
 from memoweave.config.sections import ExtractionConfig, RetrievalConfig
 from memoweave.errors import ValidationError
+from memoweave.index import SideIndexes
 from memoweave.memory.defaults import default_embedder, default_history_path, default_vector_store
 from memoweave.memory.history import HistoryStore
-from memoweave.memory.indexes import SideIndexes
 from memoweave.providers.embedder import Embedder
 from memoweave.providers.llm import LLM
 from memoweave.providers.reranker import Reranker

@@ -1,4 +1,5 @@
-"""Filters shared by search and get_all: scope, lifecycle status and expiry.
+"""Filters shared by search and get_all (scope, lifecycle status and expiry), and the
+items a search returns.
 
 Callers write filters in the portable language (``memoweave.filters``); this module adds
 what memoweave always enforces: the caller's scope, the lifecycle status (superseded and
@@ -16,6 +17,7 @@ from memoweave.memory import items as it
 from memoweave.memory.scope import IDENTITY_KEYS, Scope
 from memoweave.memory.validate import check_bool, merge_scope_filters
 from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY
+from memoweave.retrieval.candidates import Candidate
 
 
 def visible_statuses(include_superseded: bool) -> tuple[str, ...]:
@@ -78,3 +80,11 @@ def scoped_read(
         now=it.utcnow(),
     )
     return scope, node
+
+
+def result_item(candidate: Candidate, *, explain: bool) -> dict[str, Any]:
+    """The mem0-shaped item of one ranked candidate, with ``explain`` when asked."""
+    item = it.to_item(candidate.id, candidate.payload, score=candidate.score)
+    if explain:
+        item["explain"] = candidate.explanation()
+    return item

@@ -23,6 +23,7 @@ from typing import Any
 
 from memoweave.errors import EmbeddingError
 from memoweave.filters import And, Comparison
+from memoweave.index import SideIndexes
 from memoweave.memory import items as it
 from memoweave.memory.actions import (
     Action,
@@ -32,7 +33,6 @@ from memoweave.memory.actions import (
     UpdateMemory,
 )
 from memoweave.memory.history import HistoryEvent, HistoryStore, StoredMessage
-from memoweave.memory.indexes import SideIndexes, doc_of
 from memoweave.memory.scope import Scope
 from memoweave.memory.transaction import WritePlan, apply_plan
 from memoweave.providers.embedder import Embedder
@@ -317,7 +317,7 @@ class MemoryWriter:
         indexes = self.indexes
         if indexes is None or not plan.upserts:
             return
-        docs = [doc_of(r.id, r.payload) for r in plan.upserts]
+        docs = [it.index_doc(r.id, r.payload) for r in plan.upserts]
         plan.on_commit.append(lambda conn: indexes.upsert(conn, docs))
 
 

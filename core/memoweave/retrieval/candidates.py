@@ -31,6 +31,18 @@ class Candidate:
     signals: dict[str, Signal] = field(default_factory=dict)
     score: float = 0.0
 
+    def explanation(self) -> dict[str, dict[str, float]]:
+        """``explain`` of a search result: each signal's raw ``score``, ``rank`` and
+        ``contribution`` (the reranker's score and rank only)."""
+        return {
+            name: (
+                {"score": sig.score, "rank": sig.rank}
+                if name == "rerank"
+                else {"score": sig.score, "rank": sig.rank, "contribution": sig.contribution}
+            )
+            for name, sig in self.signals.items()
+        }
+
 
 def collect(candidates: dict[str, Candidate], name: str, hits: SignalHits) -> None:
     """Record ``hits`` of signal ``name``, creating candidates for memories not seen yet."""

@@ -1,7 +1,7 @@
 """The entity signal: memories linked to the entities a query names score higher.
 
-Query entities come from :func:`memoweave.memory.entities.extract_entities`; links and
-their IDF weights from :class:`memoweave.memory.entity_index.EntityIndex`. The signal
+Query entities come from :func:`memoweave.index.entities.extract_entities`; links and
+their IDF weights from :class:`memoweave.index.entity_index.EntityIndex`. The signal
 re-scores the dense and keyword candidates (it adds none): a candidate's score is the
 sum of the normalised IDF of the query entities it mentions, capped at 1, so a rare name
 counts for much and a name on every memory (a speaker's) for little.
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memoweave.memory.entities import extract_entities
-from memoweave.memory.entity_index import EntityIndex
-from memoweave.memory.scope import Scope
+from memoweave.index.contracts import ScopeKeys
+from memoweave.index.entities import extract_entities
+from memoweave.index.entity_index import EntityIndex
 
 
 def entity_scores(
     index: EntityIndex | None,
     query: str,
     *,
-    scope: Scope,
+    scope: ScopeKeys,
     memory_ids: Sequence[str],
     statuses: Sequence[str],
 ) -> dict[str, float]:

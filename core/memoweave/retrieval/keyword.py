@@ -1,6 +1,6 @@
 """The keyword signal: BM25 candidates that add recall, not only re-score dense ones.
 
-The core's index (:class:`memoweave.memory.keyword_index.KeywordIndex`, SQLite FTS5 over
+The core's index (:class:`memoweave.index.keyword_index.KeywordIndex`, SQLite FTS5 over
 lemmas and CJK bigrams) is used unless ``retrieval.keyword_source`` hands keyword search
 to the store's native ``keyword_search``. Core hits are checked against the full read
 filter on the stored payloads, so both sources honour the same filter language.
@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memoweave.filters import FilterNode, evaluate
-from memoweave.memory.keyword_index import KeywordIndex
-from memoweave.memory.scope import Scope
+from memoweave.index.contracts import ScopeKeys
+from memoweave.index.keyword_index import KeywordIndex
 from memoweave.providers.vector_store import VectorStore
 from memoweave.retrieval.candidates import SignalHits
 
@@ -23,7 +23,7 @@ def keyword_hits(
     index: KeywordIndex | None,
     text: str,
     *,
-    scope: Scope,
+    scope: ScopeKeys,
     node: FilterNode,
     limit: int,
     statuses: Sequence[str],

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from memoweave.memory.entities import MONTHS
+from memoweave.index.entities import MONTHS
 
 _DAY = 86_400.0
 _MONTH_RE = "|".join(MONTHS) + "|" + "|".join(m[:3] for m in MONTHS if m != "may")

@@ -9,28 +9,12 @@ with the history or not at all.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from memoweave.memory import items as it
-from memoweave.memory.entity_index import EntityIndex
-from memoweave.memory.history import HistoryStore
-from memoweave.memory.keyword_index import KeywordDoc, KeywordIndex
-from memoweave.memory.scope import Scope
-from memoweave.providers.vector_store import STATUS_KEY
-
-
-def doc_of(memory_id: str, payload: Mapping[str, Any]) -> KeywordDoc:
-    """The index document of one stored payload."""
-    return KeywordDoc(
-        memory_id,
-        payload.get("memory", "") or "",
-        payload.get("user_id"),
-        payload.get("agent_id"),
-        payload.get("run_id"),
-        payload.get(STATUS_KEY, it.STATUS_ACTIVE),
-    )
+from memoweave.index.contracts import Database, ScopeKeys
+from memoweave.index.entity_index import EntityIndex
+from memoweave.index.keyword_index import KeywordDoc, KeywordIndex
 
 
 @dataclass
@@ -41,7 +25,7 @@ class SideIndexes:
     entities: EntityIndex
 
     @classmethod
-    def open(cls, history: HistoryStore, *, keyword: bool) -> SideIndexes:
+    def open(cls, history: Database, *, keyword: bool) -> SideIndexes:
         """Create the tables if needed; ``keyword=False`` skips the keyword index."""
         return cls(KeywordIndex(history) if keyword else None, EntityIndex(history))
 
@@ -58,7 +42,7 @@ class SideIndexes:
             self.keyword.delete(conn, memory_ids)
         self.entities.delete(conn, memory_ids)
 
-    def delete_scope(self, conn: sqlite3.Connection, scope: Scope) -> None:
+    def delete_scope(self, conn: sqlite3.Connection, scope: ScopeKeys) -> None:
         """Inside a transaction: forget every memory of ``scope``."""
         if self.keyword is not None:
             self.keyword.delete_scope(conn, scope)

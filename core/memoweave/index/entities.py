@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memoweave.memory.tokenize import STOP_WORDS
+from memoweave.index.tokenize import STOP_WORDS
 
 MAX_ENTITIES = 64
 MONTHS: tuple[str, ...] = (

@@ -3,7 +3,7 @@
 Rows are written in the same commit transaction as the history and the keyword index
 (an ``on_commit`` hook of the write plan), so links follow every add, update,
 supersession and delete; a failed write leaves none behind. Entities come from
-:func:`memoweave.memory.entities.extract_entities`.
+:func:`memoweave.index.entities.extract_entities`.
 """
 
 from __future__ import annotations
@@ -14,16 +14,15 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memoweave.memory.entities import extract_entities
-from memoweave.memory.history import HistoryStore
-from memoweave.memory.keyword_index import KeywordDoc
-from memoweave.memory.keyword_postings import (
+from memoweave.index.contracts import Database, ScopeKeys
+from memoweave.index.entities import extract_entities
+from memoweave.index.keyword_index import KeywordDoc
+from memoweave.index.keyword_postings import (
     CACHE_MAX_DOCS,
     CACHE_TOTAL_DOCS,
     Version,
     data_version,
 )
-from memoweave.memory.scope import Scope
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS entity_links (memory_id TEXT NOT NULL, entity TEXT NOT NULL, "
@@ -63,7 +62,7 @@ class _ScopeLinks:
 class EntityIndex:
     """The ``entity_links`` table of one history database."""
 
-    def __init__(self, history: HistoryStore) -> None:
+    def __init__(self, history: Database) -> None:
         self._history = history
         self._generation = 0
         self._totals: dict[tuple[object, ...], tuple[Version, int]] = {}
@@ -91,7 +90,7 @@ class EntityIndex:
         self._generation += 1
         conn.executemany("DELETE FROM entity_links WHERE memory_id = ?", [(i,) for i in memory_ids])
 
-    def delete_scope(self, conn: sqlite3.Connection, scope: Scope) -> None:
+    def delete_scope(self, conn: sqlite3.Connection, scope: ScopeKeys) -> None:
         """Inside a transaction: drop every link of ``scope``."""
         self._generation += 1
         keys = scope.as_dict()
@@ -109,7 +108,7 @@ class EntityIndex:
     def match(
         self,
         entities: Sequence[str],
-        scope: Scope,
+        scope: ScopeKeys,
         memory_ids: Sequence[str],
         statuses: Sequence[str],
     ) -> EntityMatches:

@@ -5,13 +5,13 @@ Two tables: ``keyword_fts`` (FTS5) finds the memories that contain a query token
 document count and average length. Scores are Okapi BM25 (k1 = 1.2, b = 0.75) computed
 with the statistics of the searched scope only, so one user's memories never change the
 ranking of another's (FTS5's own ``bm25()`` would use the whole table). A searched
-scope's postings are kept in memory (:mod:`memoweave.memory.keyword_postings`) until the
+scope's postings are kept in memory (:mod:`memoweave.index.keyword_postings`) until the
 next write (of this process, or of another connection to the file); scopes too large for
 that are scored from their FTS5 matches.
 
 Rows are written inside the history's commit transaction (an ``on_commit`` hook of the
 write plan), so the index and the history always agree; the vector store agrees through
-the write journal. Text is tokenised in Python (:mod:`memoweave.memory.tokenize`) and
+the write journal. Text is tokenised in Python (:mod:`memoweave.index.tokenize`) and
 stored as space-joined tokens, so FTS5's ``unicode61`` tokenizer only splits on spaces.
 """
 
@@ -22,10 +22,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memoweave.memory.history import HistoryStore
-from memoweave.memory.keyword_postings import PostingsCache, bm25_idf, bm25_tf, data_version
-from memoweave.memory.scope import Scope
-from memoweave.memory.tokenize import tokenize
+from memoweave.index.contracts import Database, ScopeKeys
+from memoweave.index.keyword_postings import PostingsCache, bm25_idf, bm25_tf, data_version
+from memoweave.index.tokenize import tokenize
 
 _SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS keyword_fts USING fts5("
@@ -57,7 +56,7 @@ class KeywordDoc:
 class KeywordIndex:
     """BM25 keyword search over memory texts, scoped like the vector store."""
 
-    def __init__(self, history: HistoryStore) -> None:
+    def __init__(self, history: Database) -> None:
         self._history = history
         self._generation = 0
         self._stats: dict[tuple[object, ...], tuple[tuple[int, int], int, float]] = {}
@@ -92,7 +91,7 @@ class KeywordIndex:
         conn.executemany("DELETE FROM keyword_fts WHERE memory_id = ?", ids)
         conn.executemany("DELETE FROM keyword_docs WHERE memory_id = ?", ids)
 
-    def delete_scope(self, conn: sqlite3.Connection, scope: Scope) -> None:
+    def delete_scope(self, conn: sqlite3.Connection, scope: ScopeKeys) -> None:
         """Inside a transaction: remove every row of ``scope``."""
         self._generation += 1
         clauses = " AND ".join(f"{k} = ?" for k in scope.as_dict())
@@ -108,7 +107,7 @@ class KeywordIndex:
             conn.execute("DELETE FROM keyword_docs")
 
     def search(
-        self, text: str, scope: Scope, *, top_k: int, statuses: Sequence[str]
+        self, text: str, scope: ScopeKeys, *, top_k: int, statuses: Sequence[str]
     ) -> list[tuple[str, float]]:
         """Memory ids of ``scope`` ranked by BM25 for ``text`` (score > 0, higher is better)."""
         tokens = list(dict.fromkeys(tokenize(text)))[:MAX_QUERY_TOKENS]

@@ -133,8 +133,8 @@ def test_history_and_delete(cli_invoke: Any) -> None:
 def test_delete_all_of_a_scope(cli_invoke: Any) -> None:
     _add(cli_invoke, "I own a sailing boat.")
     _json(cli_invoke("add", "I dislike coriander.", "--user-id", "carol", "--json"))
-    refused = cli_invoke("delete", "--all", "--user-id", "alice", input="n\n")
-    assert refused.exit_code == 1
+    refused = cli_invoke("delete", "--all", "--user-id", "alice", input="y\n")  # not a TTY
+    assert refused.exit_code == 2 and "error[confirmation_required]" in refused.stderr
     assert _json(cli_invoke("list", "--user-id", "alice", "--json"))["results"]
     done = cli_invoke("delete", "--all", "--user-id", "alice", "--yes")
     assert done.exit_code == 0, done.output

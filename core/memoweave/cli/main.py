@@ -9,7 +9,9 @@ from memoweave.cli.demo_cmd import demo
 from memoweave.cli.errors import MemoweaveGroup
 from memoweave.cli.plugins_cmd import plugins
 from memoweave.cli.read_cmds import get, history, list_memories, search
-from memoweave.cli.write_cmds import add, delete
+from memoweave.cli.setup_cmds import init, reset
+from memoweave.cli.transfer_cmds import export_cmd, import_cmd
+from memoweave.cli.write_cmds import add, delete, update
 
 
 @click.group(cls=MemoweaveGroup)
@@ -18,7 +20,21 @@ def main() -> None:
     """memoweave: long-term memory for LLM applications."""
 
 
-for _command in (add, search, list_memories, get, history, delete, demo, plugins):
+for _command in (
+    init,
+    add,
+    search,
+    list_memories,
+    get,
+    history,
+    update,
+    delete,
+    reset,
+    export_cmd,
+    import_cmd,
+    demo,
+    plugins,
+):
     main.add_command(_command)
 
 

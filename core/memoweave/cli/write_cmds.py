@@ -1,4 +1,4 @@
-"""``memoweave add`` and ``memoweave delete``."""
+"""``memoweave add``, ``update`` and ``delete``."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from memoweave.cli.common import (
     parse_metadata,
     scope_options,
 )
-from memoweave.cli.render import add_table, make_console
+from memoweave.cli.errors import confirm
+from memoweave.cli.render import add_table, make_console, memories_table
 from memoweave.errors import ValidationError
 
 
@@ -111,9 +112,9 @@ def delete(
         raise ValidationError(
             "--all needs a scope", hint="Pass --user-id, --agent-id and/or --run-id."
         )
-    if delete_all and not yes:
+    if delete_all:
         described = ", ".join(f"{k}={v}" for k, v in scope.kwargs().items())
-        click.confirm(f"Delete every memory of {described}?", abort=True, err=True)
+        confirm(f"Delete every memory of {described}?", yes=yes)
     with open_memory(config_path) as memory:
         result: dict[str, Any]
         if delete_all:
@@ -125,3 +126,32 @@ def delete(
         echo_json(result)
     else:
         click.echo(result["message"])
+
+
+@click.command()
+@click.argument("memory_id")
+@click.argument("text", required=False)
+@config_option
+@scope_options
+@click.option("--metadata", "metadata_pairs", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("--metadata-json", help="Metadata as one JSON object (replaces the old one).")
+@json_option
+def update(
+    memory_id: str,
+    text: str | None,
+    config_path: Path | None,
+    scope: ScopeArgs,
+    metadata_pairs: tuple[str, ...],
+    metadata_json: str | None,
+    as_json: bool,
+) -> None:
+    """Rewrite MEMORY_ID's text to TEXT and/or replace its metadata (recorded in history).
+
+    With scope options, a memory of another scope is not found."""
+    metadata = parse_metadata(metadata_pairs, metadata_json)
+    with open_memory(config_path) as memory:
+        result = memory.update(memory_id, text=text, metadata=metadata, **scope.kwargs())
+    if as_json:
+        echo_json(result)
+        return
+    make_console().print(memories_table([result], title=result["message"]))

@@ -252,6 +252,19 @@ class HistoryStore:
             for row in rows
         ]
 
+    def existing_event_ids(self, event_ids: Sequence[str]) -> set[str]:
+        """Which of ``event_ids`` are already rows of the history (any status)."""
+        found: set[str] = set()
+        ids = list(dict.fromkeys(event_ids))
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rows = self._conn.execute(
+                    f"SELECT id FROM history WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+                ).fetchall()
+                found.update(row[0] for row in rows)
+        return found
+
     def recent_messages(self, scope: str, limit: int) -> list[StoredMessage]:
         """The last ``limit`` committed messages of ``scope``, oldest first."""
         if limit <= 0:

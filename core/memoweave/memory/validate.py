@@ -120,6 +120,11 @@ def check_expiration(value: Any) -> datetime | None:
     return moment
 
 
+def check_timestamp(name: str, value: Any) -> datetime:
+    """A date, datetime or ISO 8601 string as an aware datetime (naive means UTC)."""
+    return _as_datetime(name, value)
+
+
 def check_observed_at(value: Any) -> datetime | None:
     """When the conversation happened (defaults to now)."""
     return None if value is None else _as_datetime("observed_at", value)

@@ -34,7 +34,6 @@ from typing import IO, Any
 
 from memoweave.errors import MemoweaveError, ValidationError
 from memoweave.memory import items as it
-from memoweave.memory.indexes import doc_of
 from memoweave.memory.transaction import WritePlan, apply_plan
 from memoweave.memory.validate import check_bool
 from memoweave.providers.vector_store import StoredRecord, VectorRecord
@@ -333,7 +332,7 @@ def _write_batch(
     report.written += len(plan.upserts)
     indexes = providers.indexes
     if indexes is not None and plan.upserts:
-        docs = [doc_of(r.id, r.payload) for r in plan.upserts]
+        docs = [it.index_doc(r.id, r.payload) for r in plan.upserts]
         plan.on_commit.append(lambda conn: indexes.upsert(conn, docs))
     apply_plan(plan, store, history, it.iso(it.utcnow()))
 

@@ -47,7 +47,7 @@ _MONTH_DATE = re.compile(
     + r")\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?,?(?:\s+(\d{4}))?",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.!?:;\n]\s*$|^\s*$")
+_SENTENCE_PUNCTUATION = frozenset(".!?:;")
 _CONNECTORS = frozenset({"of", "de", "van", "von", "da", "del", "la", "le", "&"})
 
 
@@ -60,6 +60,18 @@ def _norm(text: str) -> str:
 
 def _is_capitalised(word: str) -> bool:
     return word[:1].isupper()
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    """Whether the word at ``start`` opens a sentence: only whitespace before it, or a
+    line break or sentence punctuation then whitespace. Reads back over the whitespace
+    before the word only, so all the words of a text cost linear time together."""
+    i = start - 1
+    while i >= 0 and text[i].isspace():
+        if text[i] == "\n":
+            return True
+        i -= 1
+    return i < 0 or text[i] in _SENTENCE_PUNCTUATION
 
 
 def _names(text: str) -> list[str]:
@@ -80,8 +92,7 @@ def _names(text: str) -> list[str]:
         word = match.group().rstrip(".'’-")
         if not word:
             continue
-        before = text[: match.start()]
-        starts_sentence = bool(_SENTENCE_END.search(before))
+        starts_sentence = _starts_sentence(text, match.start())
         gap = text[match.start() - 1] if match.start() else " "
         if run and gap not in " -":
             flush()
@@ -116,11 +127,23 @@ def _dates(text: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=4096)
 def extract_entities(text: str) -> tuple[str, ...]:
-    """The entity keys of ``text``, deduplicated in order of appearance (at most 64)."""
+    """The entity keys of ``text``, deduplicated in order of appearance (at most 64), in
+    time linear in ``len(text)``. Short texts (queries, typical memories) are cached."""
     if not isinstance(text, str) or not text.strip():
         return ()
+    return _cached(text) if len(text) <= _CACHED_CHARS else _extract(text)
+
+
+_CACHED_CHARS = 2_000
+
+
+@lru_cache(maxsize=4096)
+def _cached(text: str) -> tuple[str, ...]:
+    return _extract(text)
+
+
+def _extract(text: str) -> tuple[str, ...]:
     keys: list[str] = [_norm(m.group(1)) for m in _QUOTED.finditer(text)]
     keys.extend(_names(text))
     keys.extend(m.group(1).lstrip("0") or "0" for m in _NUMBER.finditer(text))

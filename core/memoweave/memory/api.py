@@ -386,7 +386,7 @@ class Memory:
 
 def _stored(message: NormalizedMessage, scope: Scope, observed: datetime) -> StoredMessage:
     return StoredMessage(
-        id=f"{scope.key()}#{message.id}",  # normalize_messages always sets an id
+        id=message.id,  # normalize_messages always sets an id
         scope=scope.key(),
         role=message.role,
         content=message.text,

@@ -5,13 +5,15 @@ One database file (WAL mode) holds three tables:
 - ``history``: one row per event (ADD, UPDATE, SUPERSEDE, DELETE) with the old and new
   text, actor, role and timestamps. Rows are written ``pending`` by :meth:`begin` and become
   visible only when :meth:`commit` flips them to ``committed``.
-- ``messages``: the conversation messages handed to ``add``, per scope, for the message
-  window that extraction prompts show.
+- ``messages``: the conversation messages handed to ``add``, keyed by (scope key,
+  message id), for the message window that extraction prompts show. The scope key is
+  :meth:`memoweave.memory.scope.Scope.key`, so scopes never share rows.
 - ``journal``: one row per write in flight, holding the before-images needed to undo the
   vector-store side. A row left behind by a crash is rolled back by the recovery in
   :mod:`memoweave.memory.transaction`.
 
-The class does no vector-store I/O; it only knows SQLite.
+The class does no vector-store I/O; it only knows SQLite. The schema and its migrations
+are in :mod:`memoweave.memory.history_schema`.
 """
 
 from __future__ import annotations
@@ -26,51 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from memoweave.errors import HistoryError
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS history (
-    id TEXT PRIMARY KEY,
-    memory_id TEXT NOT NULL,
-    old_memory TEXT,
-    new_memory TEXT,
-    event TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT,
-    is_deleted INTEGER NOT NULL DEFAULT 0,
-    actor_id TEXT,
-    role TEXT,
-    user_id TEXT,
-    agent_id TEXT,
-    run_id TEXT,
-    superseded_by TEXT,
-    op_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    status TEXT NOT NULL DEFAULT 'pending'
-);
-CREATE INDEX IF NOT EXISTS history_memory ON history(memory_id, status, created_at, seq);
-CREATE INDEX IF NOT EXISTS history_op ON history(op_id);
-CREATE TABLE IF NOT EXISTS messages (
-    id TEXT PRIMARY KEY,
-    scope TEXT NOT NULL,
-    user_id TEXT,
-    agent_id TEXT,
-    run_id TEXT,
-    role TEXT NOT NULL,
-    name TEXT,
-    content TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    op_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    status TEXT NOT NULL DEFAULT 'pending'
-);
-CREATE INDEX IF NOT EXISTS messages_scope ON messages(scope, status, created_at, seq);
-CREATE INDEX IF NOT EXISTS messages_op ON messages(op_id);
-CREATE TABLE IF NOT EXISTS journal (
-    op_id TEXT PRIMARY KEY,
-    created_at TEXT NOT NULL,
-    undo TEXT NOT NULL
-);
-"""
+from memoweave.memory.history_schema import ensure_schema
 
 _HISTORY_COLUMNS = (
     "id", "memory_id", "old_memory", "new_memory", "event", "created_at", "updated_at",
@@ -100,7 +58,8 @@ class HistoryEvent:
 
 @dataclass(frozen=True)
 class StoredMessage:
-    """One conversation message kept for the message window."""
+    """One conversation message kept for the message window: the caller's message ``id``
+    within the scope whose :meth:`~memoweave.memory.scope.Scope.key` is ``scope``."""
 
     id: str
     scope: str
@@ -117,22 +76,20 @@ class HistoryStore:
     """The SQLite side of memoweave: history, message window and write journal.
 
     Thread-safe (one connection guarded by a lock). ``path`` may be ``":memory:"``.
+    ``created`` says whether this open created the database (a missing or empty file).
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
+        self._conn = _connect(self.path)
         try:
-            self._conn = sqlite3.connect(
-                self.path, check_same_thread=False, isolation_level=None, timeout=10.0
-            )
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise HistoryError(f"cannot open history database {self.path}: {exc}") from exc
+            self.created = ensure_schema(self._conn, self.path)
+        except BaseException as exc:
+            self._conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise HistoryError(f"cannot open history database {self.path}: {exc}") from exc
+            raise
         self._closed = False
 
     @property
@@ -195,8 +152,8 @@ class HistoryStore:
             ],
         )
         conn.executemany(
-            "INSERT OR IGNORE INTO messages(id, scope, user_id, agent_id, run_id, role, name, "
-            "content, created_at, op_id, seq, status) "
+            "INSERT OR IGNORE INTO messages(message_id, scope, user_id, agent_id, run_id, role, "
+            "name, content, created_at, op_id, seq, status) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
             [
                 (
@@ -271,7 +228,7 @@ class HistoryStore:
             return []
         with self._lock:
             rows = self._conn.execute(
-                "SELECT id, scope, role, content, created_at, name FROM messages "
+                "SELECT message_id, scope, role, content, created_at, name FROM messages "
                 "WHERE scope=? AND status='committed' ORDER BY created_at DESC, seq DESC "
                 "LIMIT ?",
                 (scope, limit),
@@ -311,6 +268,33 @@ class HistoryStore:
             if not self._closed:
                 self._closed = True
                 self._conn.close()
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    """A WAL-mode autocommit connection to ``path``, its folder created if needed."""
+    try:
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            if Path(path).is_dir():
+                raise IsADirectoryError(f"{path} is a directory")
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
+    except (OSError, sqlite3.Error) as exc:
+        raise HistoryError(
+            f"cannot open history database {path}: {exc}",
+            hint="Point history_db_path (or MEMOWEAVE_HOME) at a writable folder, not a file.",
+            details={"path": path},
+        ) from exc
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise HistoryError(
+            f"cannot open history database {path}: {exc}",
+            hint="The file is not a SQLite database, or is locked; check history_db_path.",
+            details={"path": path},
+        ) from exc
+    return conn
 
 
 def _event_value(event: HistoryEvent, column: str) -> Any:

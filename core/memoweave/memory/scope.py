@@ -7,7 +7,8 @@ never sees another's memories.
 
 from __future__ import annotations
 
-import re
+import json
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +18,15 @@ from memoweave.filters import And, Comparison, FilterNode
 
 IDENTITY_KEYS: tuple[str, ...] = ("user_id", "agent_id", "run_id")
 MAX_ID_LENGTH = 128
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories an id may not contain: control, format (zero-width space, bidi
+marks), surrogate, private-use, unassigned, line and paragraph separators."""
 
 
 def validate_identifier(name: str, value: Any) -> str:
-    """Return ``value`` if it is a valid id (non-empty str, <= 128 chars, no padding or
-    control characters); raise ``ValidationError`` otherwise."""
+    """Return ``value`` if it is a valid id (non-empty str, <= 128 chars, no padding, no
+    control or invisible characters); raise ``ValidationError`` otherwise. Ids are never
+    rewritten: two ids are the same scope only if they are the same string."""
     if not isinstance(value, str):
         raise ValidationError(
             f"{name} must be a string, got {type(value).__name__}",
@@ -38,12 +42,20 @@ def validate_identifier(name: str, value: Any) -> str:
             f"{name} is {len(value)} characters long; the limit is {MAX_ID_LENGTH}",
             hint=f"Use a shorter {name} (a hash or database key).",
         )
-    if _CONTROL.search(value):
+    bad = next((c for c in value if unicodedata.category(c) in _INVISIBLE), None)
+    if bad is not None:
         raise ValidationError(
-            f"{name} contains control characters: {value!r}",
+            f"{name} contains the control or invisible character U+{ord(bad):04X}: {value!r}",
             hint=f"Use printable characters in {name}.",
         )
     return value
+
+
+def scope_key(user_id: str | None, agent_id: str | None, run_id: str | None) -> str:
+    """An unambiguous string naming the scope with these ids: the JSON array
+    ``[user_id, agent_id, run_id]`` (``null`` for an unset id). Different scopes never
+    share a key, whatever characters their ids contain."""
+    return json.dumps([user_id, agent_id, run_id], ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -109,8 +121,8 @@ class Scope:
         return And(tuple(Comparison(k, "eq", v) for k, v in self.as_dict().items()))
 
     def key(self) -> str:
-        """A stable string naming this scope (for the message window)."""
-        return "|".join(f"{k}={v}" for k, v in self.as_dict().items())
+        """A stable, unambiguous string naming exactly this scope (see :func:`scope_key`)."""
+        return scope_key(self.user_id, self.agent_id, self.run_id)
 
     def contains(self, payload: Mapping[str, Any]) -> bool:
         """Whether a stored payload belongs to this scope."""

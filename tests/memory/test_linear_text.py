@@ -1,0 +1,63 @@
+"""Every per-text step is linear in the text (issue 9, item 4): relative bounds measured in
+the same test, never absolute times."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from memoweave.memory.entities import extract_entities
+from memoweave.memory.tokenize import tokenize
+
+_WORDS = (
+    'Caroline went to New York with Dr. Seuss on 8 May 2023. The LGBTQ group met at "Moby '
+    'Dick" club when she said hi; 北京烤鸭 and 18th birthdays\n'
+).split(" ")
+
+
+def _text(chars: int, seed: int) -> str:
+    rng = random.Random(seed)
+    words: list[str] = []
+    size = 0
+    while size < chars:
+        word = rng.choice(_WORDS)
+        words.append(word)
+        size += len(word) + 1
+    return " ".join(words)[:chars]
+
+
+def _best_time(fn: Callable[[str], object], chars: int, runs: int = 3) -> float:
+    """The fastest of ``runs`` calls, each on a different text (no result cache helps)."""
+    best = float("inf")
+    for seed in range(runs):
+        text = _text(chars, seed)
+        start = time.perf_counter()
+        fn(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _assert_linear(fn: Callable[[str], object]) -> None:
+    """40x the text may cost at most 200x the time (quadratic would be 1600x)."""
+    fn(_text(5_000, seed=99))  # warm the lemma cache and regexes
+    ratio = _best_time(fn, 200_000) / max(_best_time(fn, 5_000), 1e-4)
+    assert ratio < 200, f"200 KB took {ratio:.0f}x the time of 5 KB"
+
+
+def test_entity_extraction_is_linear() -> None:
+    _assert_linear(extract_entities)
+
+
+def test_tokenisation_is_linear() -> None:
+    _assert_linear(tokenize)
+
+
+def test_linear_rewrite_finds_the_same_entities() -> None:
+    text = 'Caroline Smith met Bob. Wow, the "Big Apple" in May 2023!\nWhen did the 18th end'
+    assert extract_entities(text) == (
+        "big apple", "caroline smith", "caroline", "smith", "bob", "big", "apple", "may",
+        "2023", "18",
+    )  # fmt: skip
+    assert "when" not in extract_entities("x.\n   When Caroline came")
+    assert extract_entities("   The Eiffel Tower") == ("eiffel tower", "eiffel", "tower")

@@ -121,6 +121,13 @@ class VectorStoreError(ProviderError):
     default_hint = "Check the vector store configuration and that the engine is reachable."
 
 
+class GraphStoreError(ProviderError):
+    """The graph store failed or was given invalid entities or relations."""
+
+    code = "graph_store_error"
+    default_hint = "Check the graph store configuration and that the engine is reachable."
+
+
 class RerankerError(ProviderError):
     """The reranker failed."""
 
@@ -149,6 +156,7 @@ __all__ = [
     "DuplicateProviderError",
     "EmbeddingError",
     "FilterError",
+    "GraphStoreError",
     "HistoryError",
     "LLMError",
     "MemoweaveError",

@@ -52,9 +52,15 @@ def register_rerankers(register: Register) -> None:
     """Register rerankers (objects implementing :class:`memoweave.providers.reranker.Reranker`)."""
 
 
+@hookspec
+def register_graph_stores(register: Register) -> None:
+    """Register graph stores (implementing :class:`memoweave.providers.GraphStore`)."""
+
+
 HOOK_KINDS: dict[str, str] = {
     "register_llms": "llm",
     "register_embedders": "embedder",
     "register_vector_stores": "vector_store",
     "register_rerankers": "reranker",
+    "register_graph_stores": "graph_store",
 }

@@ -116,6 +116,7 @@ def test_installed_console_script_lists_the_external_plugin(plugin_site: Path) -
     providers = json.loads(completed.stdout)["providers"]
     assert {(p["kind"], p["name"]) for p in providers} == {
         ("vector_store", "memory"),
+        ("graph_store", "memory"),
         ("reranker", "overlap"),
         ("reranker", "explode"),
         ("reranker", "notareranker"),

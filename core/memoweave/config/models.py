@@ -43,6 +43,11 @@ class MemoryConfig(ConfigModel):
     embedder: ProviderSpec | None = None
     llm: ProviderSpec | None = None
     reranker: ProviderSpec | None = None
+    graph_store: ProviderSpec | None = Field(
+        default=None,
+        description="Entities and relations beside the vectors (e.g. 'ladybug'); "
+        "None: no graph memory.",
+    )
     history_db_path: str | None = None
     collection_name: str = Field(default="memoweave", min_length=1)
     version: str = "v1"
@@ -64,12 +69,13 @@ class MemoryConfig(ConfigModel):
 
     def provider_specs(self) -> dict[str, ProviderSpec]:
         """The configured providers by kind (``llm``, ``embedder``, ``vector_store``,
-        ``reranker``); unset ones are omitted."""
+        ``reranker``, ``graph_store``); unset ones are omitted."""
         specs = {
             "llm": self.llm,
             "embedder": self.embedder,
             "vector_store": self.vector_store,
             "reranker": self.reranker,
+            "graph_store": self.graph_store,
         }
         return {kind: spec for kind, spec in specs.items() if spec is not None}
 

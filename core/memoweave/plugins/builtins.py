@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memoweave.hookspecs import Register, hookimpl
-from memoweave.stores.memory_config import InMemoryStoreConfig
+from memoweave.stores.memory_config import InMemoryGraphConfig, InMemoryStoreConfig
 
 
 def _memory_store(config: InMemoryStoreConfig) -> Any:
@@ -22,4 +22,21 @@ def register_vector_stores(register: Register) -> None:
         _memory_store,
         config_model=InMemoryStoreConfig,
         description="Exact in-process vector store with BM25; optional on-disk persistence.",
+    )
+
+
+def _memory_graph(config: InMemoryGraphConfig) -> Any:
+    from memoweave.stores.graph_memory import InMemoryGraphStore
+
+    return InMemoryGraphStore(config)
+
+
+@hookimpl
+def register_graph_stores(register: Register) -> None:
+    """graph_store ``memory``: the contract's reference, in process memory."""
+    register(
+        "memory",
+        _memory_graph,
+        config_model=InMemoryGraphConfig,
+        description="Reference graph store in process memory (not persistent).",
     )

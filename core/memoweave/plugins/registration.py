@@ -23,7 +23,7 @@ from memoweave.plugins.host import DistributionRef, MemoweavePluginManager, one_
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]*")
 KINDS: tuple[str, ...] = tuple(HOOK_KINDS.values())
-"""Provider kinds, in display order: llm, embedder, vector_store, reranker."""
+"""Provider kinds, in display order: llm, embedder, vector_store, reranker, graph_store."""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from memoweave.config.diagnostics import Locator, config_error, from_pydantic
 from memoweave.errors import (
     DuplicateProviderError,
     EmbeddingError,
+    GraphStoreError,
     LLMError,
     MemoweaveError,
     PluginError,
@@ -39,19 +40,21 @@ from memoweave.plugins.host import (
     PluginLoadWarning,
 )
 from memoweave.plugins.registration import KINDS, ProviderInfo, collect_providers
-from memoweave.providers import LLM, Embedder, Reranker, VectorStore
+from memoweave.providers import LLM, Embedder, GraphStore, Reranker, VectorStore
 
 _KIND_ERRORS: dict[str, type[ProviderError]] = {
     "llm": LLMError,
     "embedder": EmbeddingError,
     "vector_store": VectorStoreError,
     "reranker": RerankerError,
+    "graph_store": GraphStoreError,
 }
 _KIND_INTERFACES: dict[str, type] = {
     "llm": LLM,
     "embedder": Embedder,
     "vector_store": VectorStore,
     "reranker": Reranker,
+    "graph_store": GraphStore,
 }
 
 
@@ -201,8 +204,8 @@ class ProviderRegistry:
         Raises:
             ValidationError / ProviderNotFound / DuplicateProviderError: see :meth:`info`.
             ConfigError: ``config`` does not validate.
-            LLMError / EmbeddingError / VectorStoreError / RerankerError: the factory
-                failed (the original exception is the ``__cause__``).
+            LLMError / EmbeddingError / VectorStoreError / RerankerError / GraphStoreError:
+                the factory failed (the original exception is the ``__cause__``).
             PluginError: the factory returned an object of the wrong type.
         """
         info = self.info(kind, name)

@@ -1,6 +1,13 @@
-"""Provider contracts: the four small interfaces every plugin implements."""
+"""Provider contracts: the five small interfaces every plugin implements."""
 
 from memoweave.providers.embedder import Embedder, Purpose
+from memoweave.providers.graph_store import (
+    GraphEntity,
+    GraphHit,
+    GraphRelation,
+    GraphStore,
+    GraphStoreCapabilities,
+)
 from memoweave.providers.llm import LLM, LLMCapabilities, LLMResponse, Message, ToolCall, Usage
 from memoweave.providers.reranker import RankedDocument, Reranker
 from memoweave.providers.vector_store import (
@@ -16,6 +23,11 @@ from memoweave.providers.vector_store import (
 __all__ = [
     "LLM",
     "Embedder",
+    "GraphEntity",
+    "GraphHit",
+    "GraphRelation",
+    "GraphStore",
+    "GraphStoreCapabilities",
     "LLMCapabilities",
     "LLMResponse",
     "Message",

@@ -1,5 +1,5 @@
-"""Configuration of the built-in in-memory vector store (kept apart so that registering the
-``memory`` provider imports no store code)."""
+"""Configuration of the built-in in-memory vector and graph stores (kept apart so that
+registering the ``memory`` providers imports no store code)."""
 
 from __future__ import annotations
 
@@ -16,3 +16,9 @@ class InMemoryStoreConfig(BaseModel):
         description="Directory where each collection is saved as <path>/<name>.json; "
         "None keeps records in process memory only.",
     )
+
+
+class InMemoryGraphConfig(BaseModel):
+    """``config`` of graph_store ``memory`` (no settings)."""
+
+    model_config = ConfigDict(extra="forbid")

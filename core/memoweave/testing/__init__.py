@@ -11,9 +11,10 @@ A plugin's test module subclasses one suite and overrides one fixture::
             config = {"path": str(tmp_path / "db")}
             return lambda: load_registry().create("vector_store", "mystore", config)
 
-Suites: :class:`VectorStoreConformance` (fixture ``store_factory``), :class:`LLMConformance`
-(``llm``), :class:`EmbedderConformance` (``embedder``), :class:`RerankerConformance`
-(``reranker``). See ``docs/testing-kit.md``. Requires the ``memoweave[testing]`` extra.
+Suites: :class:`VectorStoreConformance` (fixture ``store_factory``),
+:class:`GraphStoreConformance` (``graph_factory``), :class:`LLMConformance` (``llm``),
+:class:`EmbedderConformance` (``embedder``), :class:`RerankerConformance` (``reranker``).
+See ``docs/testing-kit.md``. Requires the ``memoweave[testing]`` extra.
 
 The suites are imported lazily (on first attribute access) so that the ``pytest11`` entry
 point, which imports this package in every pytest run, stays cheap; pytest is asked to
@@ -36,6 +37,7 @@ pytest.register_assert_rewrite(*KIT_MODULES)
 
 _EXPORTS: dict[str, str] = {
     "VectorStoreConformance": "memoweave.testing.vector_store",
+    "GraphStoreConformance": "memoweave.testing.graph_store",
     "LLMConformance": "memoweave.testing.llm",
     "EmbedderConformance": "memoweave.testing.embedder",
     "RerankerConformance": "memoweave.testing.reranker",

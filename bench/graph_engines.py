@@ -52,15 +52,17 @@ KIT_MODULE = textwrap.dedent(
 )
 
 
-def _kit(engine: str) -> dict[str, int]:
+def _kit(engine: str) -> dict[str, Any]:
     import pytest
 
-    counts = {"passed": 0, "failed": 0, "skipped": 0}
+    counts: dict[str, Any] = {"passed": 0, "failed": 0, "skipped": 0, "failures": []}
 
     class Count:
         def pytest_runtest_logreport(self, report: Any) -> None:
             if report.when == "call" or (report.when == "setup" and report.skipped):
                 counts[report.outcome] = counts.get(report.outcome, 0) + 1
+                if report.failed:
+                    counts["failures"].append(report.nodeid.rsplit("::", 1)[-1])
 
     with tempfile.TemporaryDirectory() as tmp:
         module = Path(tmp) / f"test_kit_{engine}.py"
@@ -74,9 +76,10 @@ def _p50(values: list[float]) -> float:
 
 
 def _load(engine: str, users: int, memories: int, queries: int) -> dict[str, Any]:
-    from memoweave.providers.graph_store import GraphRelation
     from memoweave_ladybug import LadybugConfig
     from memoweave_ladybug.store import LadybugGraphStore
+
+    from memoweave.providers.graph_store import GraphRelation
 
     class Store(LadybugGraphStore):
         ENGINE = engine
@@ -190,6 +193,9 @@ def main() -> None:
             f"{r['hop1_p50_ms']} | {r['hop2_p50_ms']} | {r['delete_p50_ms']} | "
             f"{r['file_mib']} | {r['rss_mib']} |"
         )
+    for r in rows:
+        for name in r["kit"]["failures"]:
+            print(f"{r['engine']} fails {name}")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from memoweave.memory.validate import (
     check_top_k,
 )
 from memoweave.memory.writer import MemoryWriter, WriteContext
+from memoweave.providers.graph_checks import graph_name_for
 from memoweave.retrieval import Retriever
 
 _DELETE_PAGE = 500
@@ -46,8 +47,8 @@ class Memory:
 
     def __init__(self, config: Any = None, **overrides: Any) -> None:
         """Build from a ``MemoryConfig``, a dict, a YAML path or nothing (the embedded
-        default stack). ``llm=``, ``embedder=``, ``vector_store=``, ``reranker=`` take
-        ready provider instances instead of configured ones."""
+        default stack). ``llm=``, ``embedder=``, ``vector_store=``, ``reranker=``,
+        ``graph_store=`` take ready provider instances instead of configured ones."""
         self._providers: MemoryProviders = build_providers(config, **overrides)
         self.config = self._providers.config
         self._writer = MemoryWriter(
@@ -197,13 +198,18 @@ class Memory:
                 self._providers.history.delete_scope_messages(conn, scope.as_dict())
                 if self._providers.indexes is not None:
                     self._providers.indexes.delete_scope(conn, scope)
+            if self._providers.graph_store is not None:
+                self._providers.graph_store.delete_scope(scope.as_dict())
         return {"message": "Memories deleted successfully!"}
 
     def reset(self) -> None:
-        """Delete everything: the collection, the history, the keyword and entity indexes."""
+        """Delete everything: the collection, the history, the keyword and entity indexes,
+        the graph."""
         with self._lock:
             self._ensure_ready()
             self._providers.vector_store.drop_collection()
+            if self._providers.graph_store is not None:
+                self._providers.graph_store.drop_graph()
             self._providers.history.reset()
             if self._providers.indexes is not None:
                 self._providers.indexes.reset()
@@ -341,6 +347,8 @@ class Memory:
         if dims is None:
             dims = len(providers.embedder.embed(["dimension probe"], purpose="document")[0])
         providers.vector_store.ensure_collection(self.config.collection_name, dims, "cosine")
+        if providers.graph_store is not None:
+            providers.graph_store.ensure_graph(graph_name_for(self.config.collection_name))
         recover(providers.vector_store, providers.history)
         self._ready = True
 

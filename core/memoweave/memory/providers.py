@@ -14,6 +14,7 @@ from memoweave.index import SideIndexes
 from memoweave.memory.defaults import default_embedder, default_history_path, default_vector_store
 from memoweave.memory.history import HistoryStore
 from memoweave.providers.embedder import Embedder
+from memoweave.providers.graph_store import GraphStore
 from memoweave.providers.llm import LLM
 from memoweave.providers.reranker import Reranker
 from memoweave.providers.vector_store import VectorStore
@@ -23,6 +24,7 @@ _INTERFACES: dict[str, type] = {
     "embedder": Embedder,
     "vector_store": VectorStore,
     "reranker": Reranker,
+    "graph_store": GraphStore,
 }
 
 
@@ -37,6 +39,7 @@ class MemoryProviders:
     llm: LLM | None = None
     reranker: Reranker | None = None
     indexes: SideIndexes | None = None
+    graph_store: GraphStore | None = None
 
     @property
     def extraction(self) -> ExtractionConfig:
@@ -60,7 +63,8 @@ class MemoryProviders:
 
     def close(self) -> None:
         """Close every provider and the history. Idempotent."""
-        for provider in (self.llm, self.embedder, self.vector_store, self.reranker):
+        providers = (self.llm, self.embedder, self.vector_store, self.reranker, self.graph_store)
+        for provider in providers:
             if provider is not None:
                 provider.close()
         self.history.close()
@@ -88,7 +92,8 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
     if unknown:
         raise ValidationError(
             f"unknown Memory argument(s): {', '.join(sorted(unknown))}",
-            hint="Pass llm=, embedder=, vector_store= or reranker= provider instances.",
+            hint="Pass llm=, embedder=, vector_store=, reranker= or graph_store= provider "
+            "instances.",
         )
     cfg = coerce_config(config)
     registry = overrides.get("registry")
@@ -97,6 +102,7 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
         "embedder": cfg.embedder or default_embedder(),
         "vector_store": cfg.vector_store or default_vector_store(),
         "reranker": cfg.reranker,
+        "graph_store": cfg.graph_store,
     }
     built: dict[str, Any] = {}
     for kind, interface in _INTERFACES.items():
@@ -136,6 +142,7 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
         history=history,
         llm=built["llm"],
         reranker=built["reranker"],
+        graph_store=built["graph_store"],
         indexes=indexes,
     )
 

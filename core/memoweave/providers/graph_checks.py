@@ -3,6 +3,7 @@ input (``GraphStoreError`` naming the offending item) and validate before writin
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -36,6 +37,17 @@ def check_graph_name(name: Any) -> str:
             "Use letters, digits and underscores, starting with a letter.",
         )
     return name
+
+
+def graph_name_for(collection: str) -> str:
+    """A valid graph name for a vector collection name: the name itself when it is one,
+    else its letters, digits and underscores plus a hash of the original (so two
+    collections never share a graph)."""
+    if GRAPH_NAME.fullmatch(collection):
+        return collection
+    cleaned = re.sub(r"[^A-Za-z0-9_]", "_", collection)[:30]
+    digest = hashlib.sha256(collection.encode("utf-8")).hexdigest()[:12]
+    return f"g_{cleaned}_{digest}"
 
 
 def _text(value: Any, where: str, limit: int) -> str:

@@ -7,8 +7,8 @@ import random
 import time
 from collections.abc import Callable
 
-from memoweave.memory.entities import extract_entities
-from memoweave.memory.tokenize import tokenize
+from memoweave.index.entities import extract_entities
+from memoweave.index.tokenize import tokenize
 
 _WORDS = (
     'Caroline went to New York with Dr. Seuss on 8 May 2023. The LGBTQ group met at "Moby '

@@ -19,10 +19,12 @@ from pydantic import Field, PrivateAttr
 from pydantic import ValidationError as PydanticValidationError
 
 from memoweave.config.base import ConfigModel, raw_validation_errors
-from memoweave.config.diagnostics import Locator, config_error, from_pydantic
+from memoweave.config.diagnostics import Locator, config_error, from_pydantic, relocate
 from memoweave.config.interpolate import interpolate
+from memoweave.config.mem0 import looks_like_mem0, translate_mem0
 from memoweave.config.sections import ExtractionConfig, RetrievalConfig
 from memoweave.config.yaml_source import read_yaml
+from memoweave.errors import ConfigError
 
 
 class ProviderSpec(ConfigModel):
@@ -102,6 +104,12 @@ class MemoryConfig(ConfigModel):
             raise config_error(
                 f"expected a mapping, got {type(mapping).__name__}", path="<root>", file=source
             )
+        if looks_like_mem0(mapping):
+            try:
+                mapping = translate_mem0(mapping)
+            except ConfigError as exc:
+                raise relocate(exc, file=source) from None
+            locate = None  # lines refer to the mem0 file, paths to the translation
         data = interpolate(mapping, file=source, locate=locate)
         try:
             with raw_validation_errors():

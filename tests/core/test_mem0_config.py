@@ -143,7 +143,7 @@ def test_prompts() -> None:
 @pytest.mark.parametrize(
     ("config", "path", "hint"),
     [
-        ({"graph_store": {"provider": "neo4j"}}, "graph_store", "entities"),
+        ({"graph_store": {"provider": "neo4j"}, "version": "v1.1"}, "graph_store", "ladybug"),
         ({"custom_update_memory_prompt": "x"}, "custom_update_memory_prompt", "instructions"),
         ({"vector_store": {"provider": "chroma", "config": {}}}, "vector_store.provider", "qdrant"),
         ({"vector_store": {"provider": "qdrant", "config": {"on_disk": True}}},
@@ -187,3 +187,7 @@ def test_memory_config_translates_mem0_dicts_and_yaml(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         MemoryConfig.from_yaml(file)
     assert str(file) in caught.value.message and "llm.provider" in caught.value.message
+
+
+def test_a_memoweave_graph_store_section_is_not_mem0() -> None:
+    assert not looks_like_mem0({"graph_store": {"provider": "ladybug", "config": {}}})

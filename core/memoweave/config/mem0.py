@@ -31,14 +31,10 @@ MEM0_TOP_LEVEL = frozenset(
         "graph_store",
     }
 )  # fmt: skip
-_MEM0_ONLY_TOP = (
-    MEM0_TOP_LEVEL
-    - {"vector_store", "llm", "embedder", "reranker"}
-    - {
-        "history_db_path",
-        "version",
-    }
+_SHARED_TOP = frozenset(
+    {"vector_store", "llm", "embedder", "reranker", "graph_store", "history_db_path", "version"}
 )
+_MEM0_ONLY_TOP = MEM0_TOP_LEVEL - _SHARED_TOP
 _MEM0_CONFIG_KEYS = frozenset(
     {
         "collection_name", "embedding_model_dims", "embedding_dims", "openai_base_url",
@@ -80,6 +76,8 @@ def looks_like_mem0(mapping: Mapping[str, Any]) -> bool:
         if not isinstance(section, Mapping):
             continue
         provider = section.get("provider")
+        if not isinstance(provider, str):
+            continue
         if provider in {"upstash_vector", "azure_openai", "huggingface", "sentence_transformer"}:
             return True
         if provider in _OPENAI_COMPATIBLE and provider != "openai":
@@ -103,8 +101,9 @@ def translate_mem0(mapping: Mapping[str, Any]) -> dict[str, Any]:
     if mapping.get("graph_store") is not None:
         raise _refuse(
             "graph_store",
-            "has no equivalent in a translated mem0 configuration",
-            "Remove graph_store; memoweave links entities in its own index without a graph DB.",
+            "(mem0's Neo4j / Memgraph / Neptune / Kuzu settings) has no equivalent",
+            "Remove it; memoweave links entities in its own index, and an embedded graph "
+            "store is a memoweave graph_store section (provider ladybug).",
         )
     if mapping.get("custom_update_memory_prompt") is not None:
         raise _refuse(

@@ -36,5 +36,15 @@ test: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/memoweave demo
 
+BENCH_STAMP := $(VENV)/.memoweave-bench-installed
+
+$(BENCH_STAMP): $(STAMP) bench/requirements.txt
+	$(PIP) install -q -c constraints.txt -r bench/requirements.txt
+	touch $(BENCH_STAMP)
+
+# The quick versions of the benchmarks (mem0's venv, bench/.venv-mem0, is made on first use).
+bench: $(BENCH_STAMP)
+	$(BIN)/python bench/peer.py --quick
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

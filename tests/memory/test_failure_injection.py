@@ -3,6 +3,7 @@ and nothing acknowledged before it is lost."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -149,3 +150,39 @@ def test_crash_between_steps_is_rolled_back_on_reopen(tmp_path) -> None:
         assert store.count() == 1
     finally:
         reopened.close()
+
+
+def test_opening_a_shared_home_never_rolls_back_a_live_write(tmp_path) -> None:
+    """A second process opening the home while the first is between journaling and
+    committing a write must leave that write alone (it is in flight, not crashed)."""
+    store, embedder = InMemoryVectorStore(), HashingEmbedder()
+    config = {"history_db_path": str(tmp_path / "h.db")}
+    first = Memory(config, vector_store=store, embedder=embedder)
+    first.get_all(user_id="alice")  # ready: its own recovery is done
+    journaled, resume = threading.Event(), threading.Event()
+    upsert = store.upsert
+
+    def paused_upsert(records):  # step 2 of the write: journaled, no SQLite lock held
+        store.upsert = upsert  # type: ignore[method-assign]
+        journaled.set()
+        assert resume.wait(10)
+        upsert(records)
+
+    store.upsert = paused_upsert  # type: ignore[method-assign]
+    results: list[dict] = []
+    writer = threading.Thread(
+        target=lambda: results.append(first.add("I moved to Paris.", user_id="alice", infer=False))
+    )
+    writer.start()
+    try:
+        assert journaled.wait(10)
+        second = Memory(config, vector_store=store, embedder=embedder)
+        second.get_all(user_id="alice")  # its recovery runs now, mid-write of the first
+    finally:
+        resume.set()
+        writer.join(10)
+    memory_id = results[0]["results"][0]["id"]
+    assert [i["id"] for i in second.get_all(user_id="alice")["results"]] == [memory_id]
+    assert [e["event"] for e in second.history(memory_id)] == ["ADD"]
+    second.close()
+    first.close()

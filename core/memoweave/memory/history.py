@@ -9,8 +9,9 @@ One database file (WAL mode) holds three tables:
   message id), for the message window that extraction prompts show. The scope key is
   :meth:`memoweave.memory.scope.Scope.key`, so scopes never share rows.
 - ``journal``: one row per write in flight, holding the before-images needed to undo the
-  vector-store side. A row left behind by a crash is rolled back by the recovery in
-  :mod:`memoweave.memory.transaction`.
+  vector-store side, and its owner (:mod:`memoweave.memory.owners`). A row left behind by
+  a crash is rolled back by the recovery in :mod:`memoweave.memory.transaction`; a row
+  whose owner is a live process sharing the home is left alone.
 
 The class does no vector-store I/O; it only knows SQLite. The schema and its migrations
 are in :mod:`memoweave.memory.history_schema`.
@@ -29,6 +30,7 @@ from typing import Any
 
 from memoweave.errors import HistoryError
 from memoweave.memory.history_schema import ensure_schema
+from memoweave.memory.owners import OwnerLock
 
 _HISTORY_COLUMNS = (
     "id", "memory_id", "old_memory", "new_memory", "event", "created_at", "updated_at",
@@ -85,9 +87,10 @@ class HistoryStore:
         self._conn = _connect(self.path)
         try:
             self.created = ensure_schema(self._conn, self.path)
+            self._owner = OwnerLock(self.path)
         except BaseException as exc:
             self._conn.close()
-            if isinstance(exc, sqlite3.Error):
+            if isinstance(exc, (sqlite3.Error, OSError)):
                 raise HistoryError(f"cannot open history database {self.path}: {exc}") from exc
             raise
         self._closed = False
@@ -140,8 +143,8 @@ class HistoryStore:
     ) -> None:
         """Inside a transaction: journal ``undo`` and write ``events``/``messages`` pending."""
         conn.execute(
-            "INSERT INTO journal(op_id, created_at, undo) VALUES (?, ?, ?)",
-            (op_id, created_at, json.dumps(list(undo))),
+            "INSERT INTO journal(op_id, created_at, undo, owner) VALUES (?, ?, ?, ?)",
+            (op_id, created_at, json.dumps(list(undo)), self._owner.owner),
         )
         conn.executemany(
             f"INSERT INTO history({', '.join(_HISTORY_COLUMNS)}, op_id, seq, status) "
@@ -186,12 +189,19 @@ class HistoryStore:
         conn.execute("DELETE FROM journal WHERE op_id=?", (op_id,))
 
     def pending_journal(self) -> list[tuple[str, list[dict[str, Any]]]]:
-        """Writes that began but never committed or discarded (left by a crash)."""
+        """Writes that began but never committed or discarded, left by a crash or by a
+        failed rollback of this history; never those another live process has in flight
+        (see :mod:`memoweave.memory.owners`)."""
         with self._lock:
             rows = self._conn.execute(
-                "SELECT op_id, undo FROM journal ORDER BY created_at"
+                "SELECT op_id, undo, owner FROM journal ORDER BY created_at"
             ).fetchall()
-        return [(op_id, json.loads(undo)) for op_id, undo in rows]
+        mine = self._owner.owner
+        return [
+            (op_id, json.loads(undo))
+            for op_id, undo, owner in rows
+            if owner == mine or not self._owner.alive(owner)
+        ]
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -268,6 +278,7 @@ class HistoryStore:
             if not self._closed:
                 self._closed = True
                 self._conn.close()
+                self._owner.release()
 
 
 def _connect(path: str) -> sqlite3.Connection:

@@ -12,6 +12,8 @@ Versions:
 - 1: ``messages`` keyed by ``(scope, message_id)`` with ``scope`` the unambiguous
   :meth:`memoweave.memory.scope.Scope.key` encoding. Migration rebuilds every row from its
   structured ``user_id`` / ``agent_id`` / ``run_id`` columns; no row is dropped.
+- 2: ``journal.owner``, the process that has the write in flight
+  (:mod:`memoweave.memory.owners`); rows of older versions have none and count as crashed.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import sqlite3
 from memoweave.errors import HistoryError
 from memoweave.memory.scope import scope_key
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _HISTORY = """
 CREATE TABLE IF NOT EXISTS history (
@@ -48,7 +50,8 @@ CREATE INDEX IF NOT EXISTS history_op ON history(op_id);
 CREATE TABLE IF NOT EXISTS journal (
     op_id TEXT PRIMARY KEY,
     created_at TEXT NOT NULL,
-    undo TEXT NOT NULL
+    undo TEXT NOT NULL,
+    owner TEXT
 );
 """
 
@@ -104,6 +107,8 @@ def ensure_schema(conn: sqlite3.Connection, path: str) -> bool:
         _run(conn, _HISTORY)
         if version < 1:
             _messages_v1(conn)
+        if version < 2 and "owner" not in _columns(conn, "journal"):
+            conn.execute("ALTER TABLE journal ADD COLUMN owner TEXT")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
         return created
@@ -135,6 +140,10 @@ def _messages_v1(conn: sqlite3.Connection) -> None:
         moved,
     )
     conn.execute("DROP TABLE messages_v0")
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
 def _has_table(conn: sqlite3.Connection, name: str) -> bool:

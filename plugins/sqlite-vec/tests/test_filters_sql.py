@@ -1,0 +1,88 @@
+"""The SQL translation is exact (no post-filter) for the kit's filters, agrees with the
+reference evaluator on hostile values, and uses the indexed columns for scope keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from memoweave_sqlite_vec.filters import translate
+
+from memoweave.filters import evaluate, parse_filter
+from memoweave.filters.ast import Comparison
+from memoweave.plugins import load_registry
+from memoweave.providers.vector_store import VectorRecord
+from memoweave.testing.filter_cases import FILTER_CASES, kit_id, kit_vector
+
+
+@pytest.mark.parametrize("case", FILTER_CASES, ids=lambda c: c.name)
+def test_kit_filters_translate_exactly(case) -> None:
+    node = parse_filter(case.spec) if isinstance(case.spec, dict) else case.spec
+    assert translate(node).exact
+
+
+def test_inexact_values_are_flagged() -> None:
+    assert not translate(Comparison("n", "eq", 2**70)).exact
+    assert not translate(Comparison("n", "gt", 2.0**60)).exact
+    assert not translate(Comparison("s", "eq", "a\x00b")).exact
+
+
+HOSTILE = [
+    {"user_id": 7, "n": 2**70, "s": "a\x00b", "status": True},
+    {"user_id": ["alice"], "n": 2**70 + 1, "s": "ab", "expires_ts": "soon"},
+    {"user_id": "alice", "n": 1.0, "s": "STRASSE", "expires_ts": 2**64},
+    {"user_id": None, "n": True, "s": "straße", "expires_ts": 5},
+    {"n": [1, 2**70], "s": ["a\x00b"], "expires_ts": 5.5},
+]
+HOSTILE_FILTERS = [
+    {"user_id": 7},
+    {"user_id": {"ne": 7}},
+    {"user_id": {"in": ["alice", 7]}},
+    {"user_id": {"nin": ["alice", 7]}},
+    {"user_id": {"contains": "alice"}},
+    {"user_id": "*"},
+    {"NOT": {"user_id": "*"}},
+    {"n": 2**70},
+    {"n": {"gt": 2**69}},
+    {"n": {"contains": 2**70}},
+    {"n": 1},
+    {"n": True},
+    {"s": "a\x00b"},
+    {"s": {"icontains": "strasse"}},
+    {"s": {"contains": "a\x00b"}},
+    {"status": True},
+    {"expires_ts": {"gt": 5}},
+    {"expires_ts": {"lte": 2**64}},
+    {"expires_ts": "soon"},
+    {"OR": [{"NOT": {"expires_ts": "*"}}, {"expires_ts": {"gt": 5.1}}]},
+]
+
+
+@pytest.mark.parametrize("raw", HOSTILE_FILTERS, ids=str)
+def test_hostile_values_agree_with_the_evaluator(tmp_path: Path, raw: dict) -> None:
+    store = load_registry().create("vector_store", "sqlite-vec", {"path": str(tmp_path / "v.db")})
+    try:
+        store.ensure_collection("hostile", 8, "cosine")
+        store.upsert(
+            [VectorRecord(kit_id(f"h{i}"), kit_vector(i), p) for i, p in enumerate(HOSTILE)]
+        )
+        node = parse_filter(raw)
+        expected = {kit_id(f"h{i}") for i, p in enumerate(HOSTILE) if evaluate(node, p)}
+        assert {r.id for r in store.list(filter=node, limit=100).records} == expected
+        assert store.count(filter=node) == len(expected)
+        hits = store.search(kit_vector(0), top_k=10, filter=node)
+        assert {h.id for h in hits} == expected
+    finally:
+        store.close()
+
+
+def test_scope_filters_use_the_indexes(tmp_path: Path) -> None:
+    store = load_registry().create("vector_store", "sqlite-vec", {"path": str(tmp_path / "v.db")})
+    try:
+        store.ensure_collection("plan", 8, "cosine")
+        where = translate(parse_filter({"user_id": "alice", "status": "active"}))
+        sql = f"EXPLAIN QUERY PLAN SELECT id FROM mw_records WHERE collection = ? AND {where.sql}"
+        plan = " ".join(str(row[-1]) for row in store._conn.execute(sql, ["plan", *where.params]))
+        assert "USING INDEX" in plan, plan
+    finally:
+        store.close()

@@ -171,3 +171,10 @@ class VectorStore(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """Flush and release the engine. Idempotent."""
+
+    def repair_collection(self, name: str) -> list[str]:
+        """Repair what stops :meth:`ensure_collection` from opening the existing collection
+        ``name`` (e.g. a lost metadata file rebuilt from the engine's own files) without
+        deleting any record; one sentence per repair made. Run by ``memoweave doctor
+        --repair``. The default has nothing to repair."""
+        return []

@@ -1,25 +1,42 @@
 """Qdrant Edge engine: one in-process ``EdgeShard`` per collection, in ``<root>/<name>/``.
 
 Layout: ``<root>/<name>/shard/`` holds the shard, ``<root>/<name>/memoweave.json`` its
-``dims`` and ``metric`` (the shard API does not report its configuration back). A shard
-takes an exclusive lock on its write-ahead log, so a second process (or store) opening the
-same collection fails; the store turns that into a clear ``VectorStoreError``.
+``dims`` and ``metric`` (the shard API does not report its configuration back).
+
+Processes: an engine holds an exclusive lock on ``<root>/<name>.lock`` from ``open`` to
+``close``, taken before it looks at the folder, so a second process (or store) opening the
+same collection, new or existing, fails at once with ``LockHeld`` (the store turns it into
+a clear ``VectorStoreError``) and never sees a half-created collection.
+
+Durability: a collection is created in ``<root>/.<name>.creating-<uuid>/`` and renamed to
+``<root>/<name>/`` once its shard and metadata are written, so ``<root>/<name>/`` is
+always complete; a drop renames it to ``<root>/.<name>.dropping-<uuid>/`` before deleting.
+Leftovers of either (a crash mid-way) hold no acknowledged data and are removed by the
+next ``open``. Open never deletes a collection: a folder without its metadata file is an
+error naming the repair (:meth:`EdgeEngine.repair` rebuilds the file from the shard).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from memoweave.errors import VectorStoreError
+from memoweave.providers.file_lock import ExclusiveFileLock
 from memoweave.providers.vector_store import Metric
 from memoweave_qdrant.engine import Engine, Row
 from memoweave_qdrant.filters import Clause, Condition, IsEmpty, Match, Range, Substring
 
 _META = "memoweave.json"
+_SHARD_CONFIG = "edge_config.json"
+"""The shard's own configuration file (written by qdrant-edge), read only by repair."""
+_DISTANCES: dict[str, Metric] = {"Cosine": "cosine", "Dot": "dot", "Euclid": "euclidean"}
 
 
 class EdgeEngine(Engine):
@@ -33,15 +50,27 @@ class EdgeEngine(Engine):
         self._np = numpy
         self._root = root
         self._shard: Any = None
+        self._lock: ExclusiveFileLock | None = None
+        self._lock_name: str | None = None
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, name: str, dims: int, metric: Metric, *, create: bool) -> tuple[int, Metric]:
+        self._close_shard()
+        self._hold_lock(name)
+        try:
+            return self._open_locked(name, dims, metric, create=create)
+        except BaseException:
+            self._release_lock()
+            raise
+
+    def _open_locked(
+        self, name: str, dims: int, metric: Metric, *, create: bool
+    ) -> tuple[int, Metric]:
         q = self._q
-        self.close()
         folder = self._root / name
-        meta_file = folder / _META
-        if meta_file.exists():
-            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        self._remove_leftovers(name)
+        if folder.exists():
+            meta = self._read_meta(name)
             self._shard = q.EdgeShard.load(str(folder / "shard"))
             return int(meta["dims"]), meta["metric"]
         if not create:
@@ -50,14 +79,83 @@ class EdgeEngine(Engine):
             metric, q.Distance.Euclid
         )
         config = q.EdgeConfig(vectors=q.EdgeVectorParams(size=dims, distance=distance))
-        if folder.exists():  # a crash between shard creation and the meta file
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        self._shard = q.EdgeShard.create(str(folder / "shard"), config)
-        tmp = folder / (_META + ".tmp")
-        tmp.write_text(json.dumps({"dims": dims, "metric": metric}), encoding="utf-8")
-        tmp.replace(meta_file)
+        staging = self._root / f".{name}.creating-{uuid.uuid4().hex}"
+        staging.mkdir(parents=True)
+        shard = q.EdgeShard.create(str(staging / "shard"), config)
+        shard.close()
+        _write_json(staging / _META, {"dims": dims, "metric": metric})
+        os.replace(staging, folder)
+        _sync_dir(self._root)
+        self._shard = q.EdgeShard.load(str(folder / "shard"))
         return dims, metric
+
+    def _read_meta(self, name: str) -> dict[str, Any]:
+        meta_file = self._root / name / _META
+        try:
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            if isinstance(meta, dict) and isinstance(meta.get("dims"), int) and meta["metric"]:
+                return meta
+            problem = "is not a memoweave metadata file"
+        except FileNotFoundError:
+            problem = "is missing"
+        except (OSError, ValueError, KeyError) as exc:
+            problem = f"is unreadable ({exc})"
+        raise VectorStoreError(
+            f"the Qdrant Edge collection {name!r} at {self._root / name} cannot be opened: "
+            f"its metadata file {meta_file} {problem}; nothing was deleted",
+            hint="Run `memoweave doctor --repair` to rebuild it from the shard's own "
+            "configuration, or restore the file from a backup.",
+            details={"collection": name, "location": str(self._root / name), "repair": True},
+        )
+
+    def repair(self, name: str) -> list[str]:
+        """Rebuild a missing or unreadable metadata file of ``name`` from the shard's own
+        configuration; returns what was repaired (nothing when the file is fine)."""
+        self._close_shard()
+        self._hold_lock(name)
+        try:
+            folder = self._root / name
+            if not folder.exists():
+                return []
+            try:
+                self._read_meta(name)
+                return []
+            except VectorStoreError:
+                pass
+            config_file = folder / "shard" / _SHARD_CONFIG
+            try:
+                vectors = json.loads(config_file.read_text(encoding="utf-8"))["vectors"][""]
+                dims, metric = int(vectors["size"]), _DISTANCES[vectors["distance"]]
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise VectorStoreError(
+                    f"cannot rebuild the metadata of {folder}: the shard configuration "
+                    f"{config_file} is unreadable ({exc}); nothing was changed",
+                    hint="Restore the collection folder from a backup.",
+                    details={"collection": name, "location": str(folder)},
+                ) from exc
+            _write_json(folder / _META, {"dims": dims, "metric": metric})
+            return [f"rebuilt {folder / _META} from the shard (dims={dims}, metric={metric})"]
+        finally:
+            self._release_lock()
+
+    def _hold_lock(self, name: str) -> None:
+        if self._lock is not None and self._lock_name != name:
+            self._release_lock()
+        if self._lock is None:
+            lock = ExclusiveFileLock(self._root / f"{name}.lock")
+            lock.acquire()
+            self._lock, self._lock_name = lock, name
+
+    def _release_lock(self) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.release()
+
+    def _remove_leftovers(self, name: str) -> None:
+        """Delete the staging folders a crash left behind (never acknowledged data)."""
+        for prefix in (f".{name}.creating-", f".{name}.dropping-"):
+            for leftover in self._root.glob(f"{prefix}*"):
+                shutil.rmtree(leftover, ignore_errors=True)
 
     def ensure_indexes(
         self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str
@@ -74,10 +172,21 @@ class EdgeEngine(Engine):
             self._shard.update(q.UpdateOperation.create_field_index(text_field, params))
 
     def drop(self, name: str) -> None:
-        self.close()
-        shutil.rmtree(self._root / name, ignore_errors=True)
+        self._close_shard()
+        folder = self._root / name
+        if folder.exists():
+            doomed = self._root / f".{name}.dropping-{uuid.uuid4().hex}"
+            os.replace(folder, doomed)
+            _sync_dir(self._root)
+            shutil.rmtree(doomed, ignore_errors=True)
 
     def close(self) -> None:
+        try:
+            self._close_shard()
+        finally:
+            self._release_lock()
+
+    def _close_shard(self) -> None:
         shard, self._shard = self._shard, None
         if shard is not None:
             try:
@@ -166,6 +275,28 @@ class EdgeEngine(Engine):
         if isinstance(cond, IsEmpty):
             return q.IsEmptyCondition(cond.key)
         raise TypeError(f"unknown condition {cond!r}")
+
+
+def _write_json(path: Path, value: Any) -> None:
+    """Write ``path`` atomically and durably (temporary file, fsync, rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(value, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    _sync_dir(path.parent)
+
+
+def _sync_dir(folder: Path) -> None:
+    """fsync a folder so that a rename in it survives a power cut (POSIX only)."""
+    if os.name != "posix":  # pragma: no cover
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _uuid(value: Any) -> UUID | None:

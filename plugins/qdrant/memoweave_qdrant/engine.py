@@ -94,3 +94,8 @@ class Engine(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the engine (idempotent)."""
+
+    def repair(self, name: str) -> list[str]:
+        """Repair what stops ``name`` from opening, deleting nothing; one sentence per
+        repair. Engines with nothing to repair keep this default."""
+        return []

@@ -15,6 +15,7 @@ from uuid import UUID
 
 from memoweave.errors import MemoweaveError, NotFound, ValidationError, VectorStoreError
 from memoweave.filters.ast import FilterNode
+from memoweave.providers.file_lock import LockHeld
 from memoweave.providers.vector_store import (
     EXPIRY_KEY,
     SCOPE_KEYS,
@@ -46,7 +47,7 @@ _LOCK_HINT = (
 
 def _engine_error(action: str, exc: BaseException, where: str) -> VectorStoreError:
     message = str(exc) or type(exc).__name__
-    if any(marker in message for marker in _LOCK_MARKERS):
+    if isinstance(exc, LockHeld) or any(marker in message for marker in _LOCK_MARKERS):
         return VectorStoreError(
             f"the Qdrant storage at {where} is locked by another process or store "
             f"(engine said: {message})",
@@ -311,6 +312,17 @@ class QdrantVectorStore(VectorStore):
         assert name is not None
         self._call("drop collection", lambda: engine.drop(name))
         self._dropped = True
+
+    def repair_collection(self, name: str) -> list[str]:
+        """Rebuild what stops ``name`` from opening without deleting a record (edge mode: a
+        lost or damaged ``memoweave.json``, from the shard's own configuration)."""
+        codec.check_collection_name(name)
+        if self._closed:
+            raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
+        engine = self._engine
+        repaired = self._call("repair collection", lambda: engine.repair(name))
+        self._dropped = self._dropped or (bool(repaired) and self._name == name)
+        return repaired
 
     def close(self) -> None:
         """Flush and release the engine (and its folder lock). Idempotent."""

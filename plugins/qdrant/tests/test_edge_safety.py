@@ -1,0 +1,120 @@
+"""Qdrant Edge never loses or deletes data on open (issue 9, items 2 and 3): creation is
+atomic and exclusive, a damaged collection is refused (not wiped) and can be repaired."""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memoweave.errors import VectorStoreError
+from memoweave.providers.vector_store import VectorRecord
+
+
+def _records(n: int) -> list[VectorRecord]:
+    return [
+        VectorRecord(str(uuid.UUID(int=i + 1)), [1.0, float(i), 0.5, 0.25], {"user_id": "u"})
+        for i in range(n)
+    ]
+
+
+def test_a_second_opener_of_a_fresh_folder_gets_the_lock_error(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    config = {"path": str(tmp_path / "edge")}
+    stores = [qdrant_make_store(config) for _ in range(4)]
+    outcomes: list[BaseException | None] = [None] * 4
+    barrier = threading.Barrier(4)
+
+    def open_one(i: int) -> None:
+        barrier.wait()
+        try:
+            stores[i].ensure_collection("fresh", 4)
+        except BaseException as exc:
+            outcomes[i] = exc
+
+    threads = [threading.Thread(target=open_one, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    winners = [i for i, out in enumerate(outcomes) if out is None]
+    assert len(winners) == 1
+    for out in outcomes:
+        if out is not None:
+            assert isinstance(out, VectorStoreError) and "locked" in str(out)
+            assert "Qdrant server" in out.hint
+    stores[winners[0]].upsert(_records(5))
+    stores[winners[0]].close()
+    again = qdrant_make_store(config)
+    again.ensure_collection("fresh", 4)
+    assert again.count() == 5
+
+
+def test_other_collections_of_the_same_folder_stay_usable(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    config = {"path": str(tmp_path / "edge")}
+    qdrant_make_store(config).ensure_collection("one", 4)
+    qdrant_make_store(config).ensure_collection("two", 4)  # no lock error: other collection
+
+
+def test_missing_metadata_is_refused_without_deleting_and_repair_restores_it(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    config = {"path": str(tmp_path / "edge")}
+    store = qdrant_make_store(config)
+    store.ensure_collection("kept", 4)
+    store.upsert(_records(7))
+    store.close()
+    meta = tmp_path / "edge" / "kept" / "memoweave.json"
+    meta.unlink()
+    for _ in range(2):  # refusing twice deletes nothing either
+        with pytest.raises(VectorStoreError) as info:
+            qdrant_make_store(config).ensure_collection("kept", 4)
+        assert "memoweave.json" in str(info.value) and "nothing was deleted" in str(info.value)
+        assert "doctor --repair" in info.value.hint
+    assert (tmp_path / "edge" / "kept" / "shard").is_dir()
+    repairer = qdrant_make_store(config)
+    assert repairer.repair_collection("kept") == [
+        f"rebuilt {meta} from the shard (dims=4, metric=cosine)"
+    ]
+    assert repairer.repair_collection("kept") == []  # nothing left to repair
+    repairer.ensure_collection("kept", 4)
+    assert repairer.count() == 7
+
+
+def test_garbage_metadata_is_refused_too(qdrant_make_store: Any, tmp_path: Path) -> None:
+    config = {"path": str(tmp_path / "edge")}
+    store = qdrant_make_store(config)
+    store.ensure_collection("kept", 4, "dot")
+    store.upsert(_records(3))
+    store.close()
+    (tmp_path / "edge" / "kept" / "memoweave.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(VectorStoreError, match="unreadable"):
+        qdrant_make_store(config).ensure_collection("kept", 4, "dot")
+    fixer = qdrant_make_store(config)
+    assert fixer.repair_collection("kept")
+    fixer.ensure_collection("kept", 4, "dot")
+    assert fixer.count() == 3
+    saved = json.loads((tmp_path / "edge" / "kept" / "memoweave.json").read_text())
+    assert saved == {"dims": 4, "metric": "dot"}
+
+
+def test_leftovers_of_an_interrupted_create_or_drop_are_cleared(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    root = tmp_path / "edge"
+    (root / ".c.creating-dead").mkdir(parents=True)
+    (root / ".c.dropping-dead" / "shard").mkdir(parents=True)
+    store = qdrant_make_store({"path": str(root)})
+    store.ensure_collection("c", 4)
+    store.upsert(_records(2))
+    assert sorted(p.name for p in root.iterdir()) == ["c", "c.lock"]
+    store.drop_collection()
+    assert store.count() == 0  # recreated empty on next use
+    assert sorted(p.name for p in root.iterdir()) == ["c", "c.lock"]

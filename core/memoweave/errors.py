@@ -142,6 +142,27 @@ class NotFound(MemoweaveError, LookupError):
     default_hint = "Check the id; list existing ones with get_all()."
 
 
+class Unauthorized(MemoweaveError):
+    """A server request carried no API key, or one that no configured key matches."""
+
+    code = "unauthorized"
+    default_hint = "Send the key as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'."
+
+
+class Forbidden(MemoweaveError):
+    """The API key is valid but its grant or role does not cover the request."""
+
+    code = "forbidden"
+    default_hint = "Use a scope inside the key's grant, or a key with the admin role."
+
+
+class ServerError(MemoweaveError):
+    """A memoweave server could not be reached, or answered with an unexpected error."""
+
+    code = "server_error"
+    default_hint = "Check the server URL (--server / MEMOWEAVE_SERVER) and that it is running."
+
+
 class HistoryError(MemoweaveError):
     """The history database failed or is locked."""
 
@@ -156,6 +177,7 @@ __all__ = [
     "DuplicateProviderError",
     "EmbeddingError",
     "FilterError",
+    "Forbidden",
     "GraphStoreError",
     "HistoryError",
     "LLMError",
@@ -165,6 +187,8 @@ __all__ = [
     "ProviderError",
     "ProviderNotFound",
     "RerankerError",
+    "ServerError",
+    "Unauthorized",
     "ValidationError",
     "VectorStoreError",
 ]

@@ -21,6 +21,7 @@ implementation may accept a subset of the arguments below.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pluggy
 
@@ -56,6 +57,19 @@ def register_rerankers(register: Register) -> None:
 def register_graph_stores(register: Register) -> None:
     """Register graph stores (implementing :class:`memoweave.providers.GraphStore`)."""
 
+
+@hookspec
+def register_commands(cli: Any) -> None:
+    """Add commands to the ``memoweave`` CLI; ``cli`` is its click group.
+
+    Decorate functions with ``@cli.command()`` (or call ``cli.add_command``). Like provider
+    registration this does no I/O and imports no heavy dependency: import it inside the
+    command's callback. A name the CLI already has is refused (the plugin's commands are
+    skipped and reported by ``memoweave plugins``).
+    """
+
+
+COMMAND_HOOK = "register_commands"
 
 HOOK_KINDS: dict[str, str] = {
     "register_llms": "llm",

@@ -1,16 +1,21 @@
-"""What every memory command shares: ``--config``, the scope options, ``--json``, opening
-the ``Memory`` and parsing JSON-valued options into typed errors.
+"""What every memory command shares: ``--config``, ``--server``, the scope options,
+``--json``, opening the ``Memory`` and parsing JSON-valued options into typed errors.
 
 Without ``--config`` (or ``$MEMOWEAVE_CONFIG``) a command runs on the embedded default
 stack: the ``qdrant`` store in edge mode and the ``onnx`` embedder, both under
 ``$MEMOWEAVE_HOME`` (else ``~/.memoweave``). A missing plugin surfaces as
 ``error[provider_not_found]`` with the ``pip install`` hint.
+
+With ``--server URL`` (or ``$MEMOWEAVE_SERVER``) a command talks to a running ``memoweave
+serve`` instead (:class:`memoweave.remote.RemoteMemory`), sending ``$MEMOWEAVE_API_KEY``
+as its key; the server's configuration applies and ``--config`` is not read.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +26,9 @@ import click
 
 from memoweave.errors import FilterError, ValidationError
 from memoweave.memory.api import Memory
+from memoweave.remote import RemoteMemory
+
+API_KEY_ENV = "MEMOWEAVE_API_KEY"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,6 +54,17 @@ def config_option(func: F) -> F:
         type=click.Path(dir_okay=False, path_type=Path),
         envvar="MEMOWEAVE_CONFIG",
         help="YAML configuration (default: $MEMOWEAVE_CONFIG, else the embedded stack).",
+    )(func)
+
+
+def server_option(func: F) -> F:
+    """``--server URL``: run against a ``memoweave serve`` (default: ``$MEMOWEAVE_SERVER``)."""
+    return click.option(
+        "--server",
+        "server_url",
+        envvar="MEMOWEAVE_SERVER",
+        help="URL of a running `memoweave serve` to use instead of opening the store "
+        "(default: $MEMOWEAVE_SERVER); the key is read from $MEMOWEAVE_API_KEY.",
     )(func)
 
 
@@ -76,9 +95,23 @@ def json_option(func: F) -> F:
 
 
 @contextmanager
-def open_memory(config_path: Path | None) -> Iterator[Memory]:
-    """A ``Memory`` from ``config_path`` (or the embedded stack), closed afterwards."""
-    memory = Memory(str(config_path) if config_path is not None else None)
+def open_memory(
+    config_path: Path | None, server_url: str | None = None
+) -> Iterator[Memory | RemoteMemory]:
+    """A ``Memory`` from ``config_path`` (or the embedded stack), or with ``server_url`` a
+    :class:`RemoteMemory`; closed afterwards."""
+    memory: Memory | RemoteMemory
+    if server_url:
+        ctx = click.get_current_context(silent=True)
+        explicit = click.core.ParameterSource.COMMANDLINE
+        if ctx is not None and ctx.get_parameter_source("config_path") == explicit:
+            raise ValidationError(
+                "pass --config or --server, not both",
+                hint="With --server the server's own configuration applies.",
+            )
+        memory = RemoteMemory(server_url, api_key=os.environ.get(API_KEY_ENV))
+    else:
+        memory = Memory(str(config_path) if config_path is not None else None)
     try:
         yield memory
     finally:

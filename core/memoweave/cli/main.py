@@ -6,7 +6,7 @@ import click
 
 from memoweave import __version__
 from memoweave.cli.demo_cmd import demo
-from memoweave.cli.errors import MemoweaveGroup
+from memoweave.cli.plugin_commands import PluginCommandGroup
 from memoweave.cli.plugins_cmd import plugins
 from memoweave.cli.read_cmds import get, history, list_memories, search
 from memoweave.cli.setup_cmds import init, reset
@@ -14,7 +14,7 @@ from memoweave.cli.transfer_cmds import export_cmd, import_cmd
 from memoweave.cli.write_cmds import add, delete, update
 
 
-@click.group(cls=MemoweaveGroup)
+@click.group(cls=PluginCommandGroup)
 @click.version_option(__version__, prog_name="memoweave")
 def main() -> None:
     """memoweave: long-term memory for LLM applications."""

@@ -1,9 +1,11 @@
-"""``memoweave plugins``: the installed providers, load failures and name conflicts."""
+"""``memoweave plugins``: the installed providers, the commands plugins add, load failures
+and name conflicts."""
 
 from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -11,12 +13,20 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from memoweave.cli.plugin_commands import PluginCommandGroup
 from memoweave.cli.render import make_console
 from memoweave.plugins import KINDS, PluginLoadWarning, ProviderRegistry, load_registry
+from memoweave.plugins.commands import CommandInfo
+from memoweave.plugins.host import PluginLoadFailure
 
 
-def registry_to_json(registry: ProviderRegistry) -> dict[str, Any]:
-    """The ``--json`` document: providers (with config JSON schemas), failures, conflicts."""
+def registry_to_json(
+    registry: ProviderRegistry,
+    commands: Sequence[CommandInfo] = (),
+    command_failures: Sequence[PluginLoadFailure] = (),
+) -> dict[str, Any]:
+    """The ``--json`` document: providers (with config JSON schemas), plugin commands,
+    failures, conflicts."""
     return {
         "providers": [
             {
@@ -30,6 +40,15 @@ def registry_to_json(registry: ProviderRegistry) -> dict[str, Any]:
             }
             for info in registry.list()
         ],
+        "commands": [
+            {
+                "name": c.name,
+                "distribution": c.distribution,
+                "version": c.version,
+                "plugin": c.plugin,
+            }
+            for c in commands
+        ],
         "failures": [
             {
                 "plugin": f.plugin,
@@ -37,7 +56,7 @@ def registry_to_json(registry: ProviderRegistry) -> dict[str, Any]:
                 "version": f.version,
                 "error": f.error,
             }
-            for f in registry.failures
+            for f in [*registry.failures, *command_failures]
         ],
         "conflicts": [
             {
@@ -51,7 +70,12 @@ def registry_to_json(registry: ProviderRegistry) -> dict[str, Any]:
     }
 
 
-def _print_tables(registry: ProviderRegistry, console: Console) -> None:
+def _print_tables(
+    registry: ProviderRegistry,
+    commands: Sequence[CommandInfo],
+    command_failures: Sequence[PluginLoadFailure],
+    console: Console,
+) -> None:
     conflicted = {(c.kind, c.name) for c in registry.conflicts}
     table = Table(title="memoweave providers", title_justify="left")
     for column in ("kind", "name", "distribution", "version"):
@@ -64,24 +88,39 @@ def _print_tables(registry: ProviderRegistry, console: Console) -> None:
                 kind, name, info.distribution, info.version or "-", Text(info.description)
             )
     console.print(table)
+    if commands:
+        extra = Table(title="memoweave commands added by plugins", title_justify="left")
+        for column in ("command", "distribution", "version"):
+            extra.add_column(column, no_wrap=True)
+        for command in commands:
+            extra.add_row(command.name, command.distribution, command.version or "-")
+        console.print(extra)
     if registry.conflicts:
         console.print("\n[bold yellow]Conflicts[/] (these names cannot be used):")
         for conflict in registry.conflicts:
             console.print(f"  {conflict.error().message}", markup=False)
-    if registry.failures:
+    failures = [*registry.failures, *command_failures]
+    if failures:
         console.print("\n[bold red]Plugins not loaded:[/]")
-        for failure in registry.failures:
+        for failure in failures:
             console.print(f"  {failure.describe()}", markup=False)
 
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, with each config schema.")
-def plugins(as_json: bool) -> None:
-    """List installed providers by kind, plugins that failed to load, and name conflicts."""
+@click.pass_context
+def plugins(ctx: click.Context, as_json: bool) -> None:
+    """List installed providers by kind, the commands plugins add, plugins that failed to
+    load, and name conflicts."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PluginLoadWarning)  # shown in the output instead
         registry = load_registry()
+    root = ctx.find_root().command
+    commands: list[CommandInfo] = []
+    command_failures: list[PluginLoadFailure] = []
+    if isinstance(root, PluginCommandGroup):
+        commands, command_failures = root.plugin_commands, root.command_failures
     if as_json:
-        click.echo(json.dumps(registry_to_json(registry), indent=2))
+        click.echo(json.dumps(registry_to_json(registry, commands, command_failures), indent=2))
     else:
-        _print_tables(registry, make_console())
+        _print_tables(registry, commands, command_failures, make_console())

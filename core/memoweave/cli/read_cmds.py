@@ -14,6 +14,7 @@ from memoweave.cli.common import (
     open_memory,
     parse_filter_option,
     scope_options,
+    server_option,
 )
 from memoweave.cli.render import history_table, make_console, memories_table, search_table
 from memoweave.errors import NotFound
@@ -22,6 +23,7 @@ from memoweave.errors import NotFound
 @click.command()
 @click.argument("query")
 @config_option
+@server_option
 @scope_options
 @click.option("--top-k", type=int, default=10, show_default=True, help="How many results.")
 @click.option("--filter", "filter_json", help='Metadata filter as JSON, e.g. \'{"topic": "x"}\'.')
@@ -32,6 +34,7 @@ from memoweave.errors import NotFound
 def search(
     query: str,
     config_path: Path | None,
+    server_url: str | None,
     scope: ScopeArgs,
     top_k: int,
     filter_json: str | None,
@@ -42,7 +45,7 @@ def search(
 ) -> None:
     """The memories of the scope most relevant to QUERY."""
     filters = parse_filter_option(filter_json)
-    with open_memory(config_path) as memory:
+    with open_memory(config_path, server_url) as memory:
         result = memory.search(
             query,
             filters=filters,
@@ -60,6 +63,7 @@ def search(
 
 @click.command(name="list")
 @config_option
+@server_option
 @scope_options
 @click.option("--top-k", type=int, default=100, show_default=True, help="Page size.")
 @click.option("--cursor", help="next_cursor of the previous page.")
@@ -68,6 +72,7 @@ def search(
 @json_option
 def list_memories(
     config_path: Path | None,
+    server_url: str | None,
     scope: ScopeArgs,
     top_k: int,
     cursor: str | None,
@@ -77,7 +82,7 @@ def list_memories(
 ) -> None:
     """One page of the scope's memories (use --cursor for the next one)."""
     filters = parse_filter_option(filter_json)
-    with open_memory(config_path) as memory:
+    with open_memory(config_path, server_url) as memory:
         result = memory.get_all(
             filters=filters,
             top_k=top_k,
@@ -97,11 +102,18 @@ def list_memories(
 @click.command()
 @click.argument("memory_id")
 @config_option
+@server_option
 @scope_options
 @json_option
-def get(memory_id: str, config_path: Path | None, scope: ScopeArgs, as_json: bool) -> None:
+def get(
+    memory_id: str,
+    config_path: Path | None,
+    server_url: str | None,
+    scope: ScopeArgs,
+    as_json: bool,
+) -> None:
     """One memory by id."""
-    with open_memory(config_path) as memory:
+    with open_memory(config_path, server_url) as memory:
         item = memory.get(memory_id, **scope.kwargs())
     if item is None:
         raise NotFound(
@@ -116,14 +128,21 @@ def get(memory_id: str, config_path: Path | None, scope: ScopeArgs, as_json: boo
 @click.command()
 @click.argument("memory_id")
 @config_option
+@server_option
 @scope_options
 @json_option
-def history(memory_id: str, config_path: Path | None, scope: ScopeArgs, as_json: bool) -> None:
+def history(
+    memory_id: str,
+    config_path: Path | None,
+    server_url: str | None,
+    scope: ScopeArgs,
+    as_json: bool,
+) -> None:
     """The events of one memory, oldest first (ADD, UPDATE, SUPERSEDE, DELETE).
 
     With scope options, a memory of another scope (or a deleted one) is not found.
     """
-    with open_memory(config_path) as memory:
+    with open_memory(config_path, server_url) as memory:
         if scope.kwargs() and memory.get(memory_id, **scope.kwargs()) is None:
             raise NotFound(f"no memory with id {memory_id} in this scope")
         events = memory.history(memory_id)

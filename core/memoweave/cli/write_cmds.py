@@ -16,6 +16,7 @@ from memoweave.cli.common import (
     open_memory,
     parse_metadata,
     scope_options,
+    server_option,
 )
 from memoweave.cli.errors import confirm
 from memoweave.cli.render import add_table, make_console, memories_table
@@ -37,6 +38,7 @@ def _read_text(text: str | None) -> str:
 @click.command()
 @click.argument("text", required=False)
 @config_option
+@server_option
 @scope_options
 @click.option(
     "--infer/--no-infer",
@@ -58,6 +60,7 @@ def _read_text(text: str | None) -> str:
 def add(
     text: str | None,
     config_path: Path | None,
+    server_url: str | None,
     scope: ScopeArgs,
     infer: bool,
     role: str,
@@ -69,7 +72,7 @@ def add(
     """Add TEXT (or stdin) to the memories of the scope."""
     metadata = parse_metadata(metadata_pairs, metadata_json)
     content = _read_text(text)
-    with open_memory(config_path) as memory:
+    with open_memory(config_path, server_url) as memory:
         result = memory.add(
             [{"role": role, "content": content}],
             metadata=metadata,
@@ -90,6 +93,7 @@ def add(
 @click.command()
 @click.argument("memory_id", required=False)
 @config_option
+@server_option
 @scope_options
 @click.option("--all", "delete_all", is_flag=True, help="Delete every memory of the scope.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation with --all.")
@@ -97,6 +101,7 @@ def add(
 def delete(
     memory_id: str | None,
     config_path: Path | None,
+    server_url: str | None,
     scope: ScopeArgs,
     delete_all: bool,
     yes: bool,
@@ -115,7 +120,7 @@ def delete(
     if delete_all:
         described = ", ".join(f"{k}={v}" for k, v in scope.kwargs().items())
         confirm(f"Delete every memory of {described}?", yes=yes)
-    with open_memory(config_path) as memory:
+    with open_memory(config_path, server_url) as memory:
         result: dict[str, Any]
         if delete_all:
             result = memory.delete_all(**scope.kwargs())

@@ -23,6 +23,7 @@ from memoweave.config.diagnostics import Locator, config_error, from_pydantic, r
 from memoweave.config.interpolate import interpolate
 from memoweave.config.mem0 import looks_like_mem0, translate_mem0
 from memoweave.config.sections import ExtractionConfig, RetrievalConfig
+from memoweave.config.server import ServerConfig
 from memoweave.config.yaml_source import read_yaml
 from memoweave.errors import ConfigError
 
@@ -55,6 +56,7 @@ class MemoryConfig(ConfigModel):
     version: str = "v1"
     extraction: ExtractionConfig = Field(default_factory=lambda: ExtractionConfig())
     retrieval: RetrievalConfig = Field(default_factory=lambda: RetrievalConfig())
+    server: ServerConfig = Field(default_factory=lambda: ServerConfig())
 
     _source: str | None = PrivateAttr(default=None)
     _locate: Locator | None = PrivateAttr(default=None)

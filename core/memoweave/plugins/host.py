@@ -146,7 +146,7 @@ class MemoweavePluginManager(pluggy.PluginManager):
                 )
                 dist = self._distributions.pop(name, DistributionRef(name, None))
                 self.unregister(exc.plugin)
-                known = ", ".join(hookspecs.HOOK_KINDS)
+                known = ", ".join([*hookspecs.HOOK_KINDS, hookspecs.COMMAND_HOOK])
                 self.record_failure(
                     name, dist, f"unknown hook {', '.join(unknown)} (memoweave hooks: {known})"
                 )

@@ -49,7 +49,8 @@ class ProviderInfo:
         return str(DistributionRef(self.distribution, self.version))
 
 
-def _distribution(pm: pluggy.PluginManager, plugin_name: str) -> DistributionRef:
+def plugin_distribution(pm: pluggy.PluginManager, plugin_name: str) -> DistributionRef:
+    """The distribution that provided the plugin registered as ``plugin_name``."""
     if isinstance(pm, MemoweavePluginManager):
         found = pm.distribution_of(plugin_name)
         if found is not None:
@@ -117,7 +118,7 @@ def collect_providers(
     for plugin_name, plugin in pm.list_name_plugin():
         if plugin is None:  # blocked
             continue
-        dist = _distribution(pm, plugin_name)
+        dist = plugin_distribution(pm, plugin_name)
         staged: list[ProviderInfo] = []
         try:
             for hook_name, kind in HOOK_KINDS.items():

@@ -1,0 +1,97 @@
+"""Fixtures of the REST server tests: the real app in process (FastAPI's httpx-based
+TestClient) on the core's memory store, a SQLite history and the real ONNX embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastapi.testclient import TestClient
+from memoweave_server.app import create_app
+from memoweave_server.service import MemoryService
+
+from memoweave.config.server import ServerConfig
+from memoweave.plugins import load_registry
+from memoweave.providers.embedder import Embedder, Purpose
+from memoweave.stores.memory import InMemoryVectorStore
+
+KEYS = {
+    "alice": "alice-key-0123456789abcdef",
+    "bob": "bob-key-0123456789abcdef",
+    "agents": "agents-key-0123456789abcdef",
+    "admin": "admin-key-0123456789abcdef",
+}
+KEY_CONFIG = [
+    {"name": "alice-app", "key": KEYS["alice"], "grant": {"user_id": ["alice"]}},
+    {"name": "bob-app", "key": KEYS["bob"], "grant": {"user_id": ["bob"]}},
+    {"name": "agents", "key": KEYS["agents"], "grant": {"agent_id": "*"}},
+    {"name": "ops", "key": KEYS["admin"], "role": "admin"},
+]
+
+MakeClient = Callable[..., TestClient]
+
+
+def _auth(who: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {KEYS[who]}"}
+
+
+@pytest.fixture(scope="session")
+def auth() -> Callable[[str], dict[str, str]]:
+    """``auth("alice")``: the Authorization header of one of the test keys
+    (alice, bob, agents, admin)."""
+    return _auth
+
+
+class SharedEmbedder(Embedder):
+    """The session's real ONNX embedder, lent to each test's Memory (which closes its
+    providers): ``close`` is a no-op, everything else is the real embedder."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+
+    @property
+    def dims(self) -> int | None:
+        return self._inner.dims
+
+    def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
+        return self._inner.embed(texts, purpose=purpose)
+
+
+@pytest.fixture(scope="session")
+def onnx_embedder() -> Iterator[Embedder]:
+    """One real ONNX embedder for the whole session (loading it takes about a second)."""
+    registry = load_registry()
+    if "onnx" not in registry.names("embedder"):
+        pytest.skip("the onnx embedder plugin (memoweave-onnx) is not installed")
+    inner = registry.create("embedder", "onnx", {})
+    yield SharedEmbedder(inner)
+    inner.close()
+
+
+@pytest.fixture
+def make_client(tmp_path: Path, onnx_embedder: Any) -> Iterator[MakeClient]:
+    """Build an app (``keys``: the ``server.keys`` list; default the four test keys) and
+    return an in-process client; services are closed afterwards."""
+    services: list[MemoryService] = []
+
+    def make(keys: list[dict[str, Any]] | None = None, **server: Any) -> TestClient:
+        config = {"history_db_path": str(tmp_path / f"history{len(services)}.db")}
+        service = MemoryService.from_config(
+            config, embedder=onnx_embedder, vector_store=InMemoryVectorStore()
+        )
+        services.append(service)
+        settings = ServerConfig(keys=KEY_CONFIG if keys is None else keys, **server)
+        return TestClient(create_app(service, settings), raise_server_exceptions=False)
+
+    yield make
+    for service in services:
+        anyio.run(service.close)
+
+
+@pytest.fixture
+def client(make_client: MakeClient) -> TestClient:
+    """An app with the four test keys."""
+    return make_client()

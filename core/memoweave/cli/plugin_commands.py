@@ -1,14 +1,15 @@
 """The ``memoweave`` group: built-in commands plus those plugins add (``register_commands``).
 
-Plugin commands are loaded once, the first time the group lists or looks up a command, so
-``memoweave --help`` shows them and ``pip install memoweave-server`` makes ``memoweave
-serve`` appear. A plugin that fails is skipped with a :class:`PluginLoadWarning` and listed
-by ``memoweave plugins``.
+Plugin commands are loaded once per invocation, the first time the group lists or looks
+up a command, so ``memoweave --help`` shows them and ``pip install memoweave-server`` makes
+``memoweave serve`` appear. A plugin that fails is skipped with a
+:class:`PluginLoadWarning` and listed by ``memoweave plugins``.
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import click
 
@@ -43,6 +44,14 @@ class PluginCommandGroup(MemoweaveGroup):
                     stacklevel=2,
                 )
         return self._plugin_commands
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the CLI; plugin commands are (re)loaded for this invocation's environment."""
+        for info in self._plugin_commands or []:
+            self.commands.pop(info.name, None)
+        self._plugin_commands = None
+        self.command_failures = []
+        return super().main(*args, **kwargs)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self.plugin_commands  # noqa: B018 - loads them

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memoweave.cli.common import config_option, open_memory
+from memoweave.cli.common import config_option, open_memory, server_option
 from memoweave.cli.errors import confirm
 from memoweave.errors import ValidationError
 
@@ -130,11 +130,13 @@ def init(output: Path, store: str, embedder: str, llm: str, home: str, force: bo
 
 @click.command()
 @config_option
+@server_option
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-def reset(config_path: Path | None, yes: bool) -> None:
-    """Delete EVERY memory of every scope, the history and the indexes."""
-    where = str(config_path) if config_path is not None else "the embedded stack"
+def reset(config_path: Path | None, server_url: str | None, yes: bool) -> None:
+    """Delete EVERY memory of every scope, the history and the indexes (with --server: an
+    admin key's call to POST /reset)."""
+    where = server_url or (str(config_path) if config_path is not None else "the embedded stack")
     confirm(f"Delete every memory and all history of {where}?", yes=yes)
-    with open_memory(config_path) as memory:
+    with open_memory(config_path, server_url) as memory:
         memory.reset()
     click.echo("Everything was deleted.")

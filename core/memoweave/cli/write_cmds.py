@@ -137,6 +137,7 @@ def delete(
 @click.argument("memory_id")
 @click.argument("text", required=False)
 @config_option
+@server_option
 @scope_options
 @click.option("--metadata", "metadata_pairs", multiple=True, help="KEY=VALUE (repeatable).")
 @click.option("--metadata-json", help="Metadata as one JSON object (replaces the old one).")
@@ -145,6 +146,7 @@ def update(
     memory_id: str,
     text: str | None,
     config_path: Path | None,
+    server_url: str | None,
     scope: ScopeArgs,
     metadata_pairs: tuple[str, ...],
     metadata_json: str | None,
@@ -154,7 +156,7 @@ def update(
 
     With scope options, a memory of another scope is not found."""
     metadata = parse_metadata(metadata_pairs, metadata_json)
-    with open_memory(config_path) as memory:
+    with open_memory(config_path, server_url) as memory:
         result = memory.update(memory_id, text=text, metadata=metadata, **scope.kwargs())
     if as_json:
         echo_json(result)

@@ -151,9 +151,13 @@ def test_remote_memory_mirrors_memory(server_url: str) -> None:
 
 def test_the_server_logs_one_json_line_per_request_without_keys(served: tuple[str, Path]) -> None:
     url, log_path = served
+    before = len(log_path.read_text().splitlines())
     _cli(url, "list", "--user-id", "alice")
     _cli(url, "list", "--user-id", "bob")
-    lines = log_path.read_text().splitlines()
+    deadline = time.monotonic() + 10  # the line is written just after the response is sent
+    while len(lines := log_path.read_text().splitlines()) < before + 2:
+        assert time.monotonic() < deadline, lines
+        time.sleep(0.05)
     requests = [json.loads(x) for x in lines if x.startswith("{")]
     assert len(requests) >= 2 and {r["status"] for r in requests[-2:]} == {200, 403}
     assert all(r["request_id"] and r["key"] == "alice-app" for r in requests[-2:])

@@ -9,7 +9,7 @@ from typing import Any
 
 from memoweave.config.models import MemoryConfig, ProviderSpec
 from memoweave.config.sections import ExtractionConfig, RetrievalConfig
-from memoweave.errors import ValidationError
+from memoweave.errors import ConfigError, ValidationError
 from memoweave.index import SideIndexes
 from memoweave.memory.defaults import default_embedder, default_history_path, default_vector_store
 from memoweave.memory.history import HistoryStore
@@ -17,6 +17,7 @@ from memoweave.providers.embedder import Embedder
 from memoweave.providers.graph_store import GraphStore
 from memoweave.providers.llm import LLM
 from memoweave.providers.reranker import Reranker
+from memoweave.providers.store_embedder import StoreEmbedder
 from memoweave.providers.vector_store import VectorStore
 
 _INTERFACES: dict[str, type] = {
@@ -99,7 +100,7 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
     registry = overrides.get("registry")
     specs: dict[str, ProviderSpec | None] = {
         "llm": cfg.llm,
-        "embedder": cfg.embedder or default_embedder(),
+        "embedder": cfg.embedder,  # None: the default, or the store's own embedding
         "vector_store": cfg.vector_store or default_vector_store(),
         "reranker": cfg.reranker,
         "graph_store": cfg.graph_store,
@@ -125,15 +126,18 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
 
             registry = load_registry()
         built[kind] = registry.create(kind, spec.provider, spec.config)
-    history = HistoryStore(cfg.history_db_path or default_history_path())
     store: VectorStore = built["vector_store"]
+    try:
+        built["embedder"] = _embedder_for(store, built["embedder"], registry)
+        history = HistoryStore(cfg.history_db_path or default_history_path())
+    except BaseException:
+        _close_built(built, overrides)
+        raise
     try:
         indexes = SideIndexes.open(history, keyword=use_core_keyword_index(cfg.retrieval, store))
     except BaseException:
         history.close()
-        for kind, provider in built.items():
-            if provider is not None and overrides.get(kind) is None:
-                provider.close()
+        _close_built(built, overrides)
         raise
     return MemoryProviders(
         config=cfg,
@@ -145,6 +149,34 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
         graph_store=built["graph_store"],
         indexes=indexes,
     )
+
+
+def _embedder_for(store: VectorStore, embedder: Embedder | None, registry: Any) -> Embedder:
+    """The configured embedder; else the store's own embedding when it embeds text itself
+    (``capabilities.embeds_text``), else the embedded default."""
+    if store.capabilities.embeds_text:
+        if embedder is not None:
+            raise ConfigError(
+                f"{type(store).__name__} embeds the memory text itself (server-side "
+                "embeddings), so an embedder would never be used",
+                hint="Remove the embedder section, or turn the store's server-side embeddings off.",
+                details={"path": "embedder"},
+            )
+        return StoreEmbedder(store)
+    if embedder is not None:
+        return embedder
+    if registry is None:
+        from memoweave.plugins import load_registry
+
+        registry = load_registry()
+    spec = default_embedder()
+    return registry.create("embedder", spec.provider, spec.config)
+
+
+def _close_built(built: dict[str, Any], overrides: dict[str, Any]) -> None:
+    for kind, provider in built.items():
+        if provider is not None and overrides.get(kind) is None:
+            provider.close()
 
 
 def use_core_keyword_index(settings: RetrievalConfig, store: VectorStore) -> bool:

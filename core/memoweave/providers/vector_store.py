@@ -36,6 +36,11 @@ Semantics every implementation must honour (checked by ``memoweave.testing``):
   a keyword relevance score (BM25 or similar) of their ``payload[TEXT_FIELD]`` (the memory
   text, key ``"memory"``), higher is better, and only returns records that share at least
   one term with ``text``.
+- ``capabilities.embeds_text`` (server-side embeddings): the store computes vectors from
+  text itself. The core then runs no embedder: ``upsert`` and ``search`` receive an
+  :class:`EmbedText` (an empty list carrying ``text``) in place of a vector, and
+  ``text_dims()`` gives the length of the vectors the store makes. Plain float vectors
+  (before-images restored by a rollback) must still be accepted.
 - ``close`` is idempotent; a persistent store (``capabilities.persistent``) reopened on the
   same location sees everything written before ``close``.
 - Engine failures raise :class:`memoweave.errors.VectorStoreError` with the engine's message.
@@ -63,6 +68,18 @@ EXPIRY_KEY = "expires_ts"
 expires); every read filters on it (missing or later than now), so stores should give it a
 numeric (float) index."""
 Payload = dict[str, Any]
+
+
+class EmbedText(list):  # type: ignore[type-arg]
+    """Stands in for a vector when the store embeds text itself: an empty list whose
+    ``text`` the store embeds (only ever passed to stores with ``capabilities.embeds_text``)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"EmbedText({self.text!r})"
 
 
 @dataclass(frozen=True)
@@ -106,10 +123,12 @@ class StoreCapabilities:
 
     keyword_search: :meth:`VectorStore.keyword_search` is implemented natively.
     persistent: data survives ``close`` and reopening with the same configuration.
+    embeds_text: the store embeds text itself (see :class:`EmbedText`, :meth:`text_dims`).
     """
 
     keyword_search: bool = False
     persistent: bool = False
+    embeds_text: bool = False
 
 
 class VectorStore(ABC):
@@ -162,6 +181,11 @@ class VectorStore(ABC):
     def drop_collection(self) -> None:
         """Delete the bound collection and all its records; the store stays bound and the
         collection is recreated empty by the next ``ensure_collection``."""
+
+    def text_dims(self) -> int:
+        """The length of the vectors the store computes from text; only when
+        ``capabilities.embeds_text``."""
+        raise NotImplementedError(f"{type(self).__name__} does not embed text")
 
     def keyword_search(
         self, text: str, *, top_k: int = 10, filter: FilterNode | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
@@ -33,6 +34,11 @@ class UpstashStoreConfig(BaseModel):
     )
     namespace_prefix: str = Field(
         "", description="Prefix added to every collection name to form the Upstash namespace"
+    )
+    embeddings: Literal["client", "server"] = Field(
+        "client",
+        description="client: memoweave's embedder makes the vectors; server: the index's own "
+        "embedding model embeds the memory text (mem0's enable_embeddings; no embedder runs)",
     )
     timeout: float = Field(30.0, gt=0, description="Seconds to wait for a response")
     connect_timeout: float = Field(10.0, gt=0, description="Seconds to wait for a connection")

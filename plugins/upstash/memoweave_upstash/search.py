@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from memoweave.errors import VectorStoreError
 from memoweave.filters import FilterNode, Predicate, compile_filter
-from memoweave.providers.vector_store import Page, SearchHit, StoredRecord
+from memoweave.providers.vector_store import EmbedText, Page, SearchHit, StoredRecord
 from memoweave_upstash.filters import translate
 from memoweave_upstash.payloads import decode_metadata, similarity
 
@@ -39,7 +39,7 @@ _CURSOR_PREFIX = "ups1:"
 def run(
     store: UpstashVectorStore,
     namespace: str,
-    queries: list[list[float]],
+    queries: list[list[float] | EmbedText],
     top_k: int,
     node: FilterNode | None,
 ) -> list[list[SearchHit]]:
@@ -58,32 +58,36 @@ def run(
                 hits = [h for h in _hits(store, page) if predicate(h.payload)]
                 if len(hits) == len(page) or len(page) < top_k:
                     results[start + offset] = hits
-    for i, vector in enumerate(queries):
+    for i, query in enumerate(queries):
         if results[i] is None:
             results[i] = _resumable(
-                store, namespace, vector, top_k, translation.expression, predicate
+                store, namespace, query, top_k, translation.expression, predicate
             )
     return [r or [] for r in results]
 
 
+def _query_of(query: list[float] | EmbedText) -> dict[str, Any]:
+    """The SDK's query argument: ``data`` (embedded by the index) or ``vector``."""
+    return {"data": query.text} if isinstance(query, EmbedText) else {"vector": query}
+
+
 def _query_batch(
-    store: UpstashVectorStore, namespace: str, batch: list[list[float]], top_k: int, expr: str
+    store: UpstashVectorStore,
+    namespace: str,
+    batch: list[list[float] | EmbedText],
+    top_k: int,
+    expr: str,
 ) -> list[list[Any]]:
     index = store._index
-    if len(batch) == 1:
-        page = store._call(
-            "query",
-            index.query,
-            vector=batch[0],
-            top_k=top_k,
-            include_metadata=True,
-            filter=expr,
-            namespace=namespace,
-        )
-        return [page]
     requests = [
-        {"vector": v, "top_k": top_k, "include_metadata": True, "filter": expr} for v in batch
+        {**_query_of(q), "top_k": top_k, "include_metadata": True, "filter": expr} for q in batch
     ]
+    kinds = {isinstance(q, EmbedText) for q in batch}
+    if len(batch) == 1 or len(kinds) > 1:  # one request per query; a batch is of one kind
+        return [
+            store._call("query", index.query, **request, namespace=namespace)
+            for request in requests
+        ]
     pages = store._call("query", index.query_many, queries=requests, namespace=namespace)
     if len(pages) != len(batch):
         raise VectorStoreError(
@@ -103,7 +107,7 @@ def _hits(store: UpstashVectorStore, page: list[Any]) -> list[SearchHit]:
 def _resumable(
     store: UpstashVectorStore,
     namespace: str,
-    vector: list[float],
+    query: list[float] | EmbedText,
     top_k: int,
     expr: str,
     predicate: Predicate,
@@ -113,7 +117,7 @@ def _resumable(
     page, handle = store._call(
         "resumable query",
         store._index.resumable_query,
-        vector=vector,
+        **_query_of(query),
         top_k=step,
         include_metadata=True,
         filter=expr,

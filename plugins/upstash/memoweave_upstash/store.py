@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 from memoweave.errors import NotFound, VectorStoreError
 from memoweave.filters import FilterNode, compile_filter, parse_filter
 from memoweave.providers.vector_store import (
+    TEXT_FIELD,
+    EmbedText,
     Metric,
     Page,
     Payload,
@@ -64,6 +66,9 @@ class UpstashVectorStore(VectorStore):
 
     def __init__(self, config: UpstashStoreConfig) -> None:
         self.config = config
+        self.capabilities = StoreCapabilities(
+            keyword_search=False, persistent=True, embeds_text=config.embeddings == "server"
+        )
         self._url, _ = config.resolved()
         self._index: Any = client.connect(config)
         self._namespace: str | None = None
@@ -112,6 +117,13 @@ class UpstashVectorStore(VectorStore):
         if metric not in SIMILARITY_FUNCTIONS:
             raise VectorStoreError(f"unknown metric {metric!r}; use cosine, dot or euclidean")
         info = self._call("info", self._index.info)
+        if self.capabilities.embeds_text and not _embedding_model(info):
+            raise VectorStoreError(
+                f"Upstash index at {self._url} has no embedding model, but the store is "
+                "configured with embeddings: server",
+                hint="Create the index with an embedding model, or set embeddings: client "
+                "and configure an embedder.",
+            )
         wanted = SIMILARITY_FUNCTIONS[metric]
         if info.dimension != dims or info.similarity_function != wanted:
             raise VectorStoreError(
@@ -123,6 +135,12 @@ class UpstashVectorStore(VectorStore):
             )
         self._namespace = self.config.namespace_prefix + name
         self._dims, self._metric = dims, metric
+
+    def text_dims(self) -> int:
+        """The index dimension (the length of the vectors its embedding model makes)."""
+        if self._closed:
+            raise VectorStoreError("the Upstash store is closed", hint="Create a new store.")
+        return int(self._call("info", self._index.info).dimension)
 
     def drop_collection(self) -> None:
         """Remove every vector of the bound namespace (Upstash ``reset``)."""
@@ -140,18 +158,21 @@ class UpstashVectorStore(VectorStore):
         if isinstance(records, (str, bytes)) or not isinstance(records, Sequence):
             raise VectorStoreError("upsert takes a list of VectorRecord")
         vectors: list[dict[str, Any]] = []
+        texts: list[dict[str, Any]] = []  # embedded by the index (embeddings: server)
         for i, rec in enumerate(records):
             if not isinstance(rec, VectorRecord):
                 raise VectorStoreError(f"records[{i}] is not a VectorRecord")
             _check_ids([rec.id])
-            vectors.append(
-                {
-                    "id": rec.id,
-                    "vector": check_vector(rec.vector, self._dims, f"records[{i}]"),
-                    "metadata": encode_payload(rec.payload, f"records[{i}]"),
-                }
-            )
+            item = {"id": rec.id, "metadata": encode_payload(rec.payload, f"records[{i}]")}
+            if isinstance(rec.vector, EmbedText):
+                texts.append({**item, "data": self._text(rec.vector, f"records[{i}]")})
+            else:
+                vectors.append(
+                    {**item, "vector": check_vector(rec.vector, self._dims, f"records[{i}]")}
+                )
         for chunk in _chunks(vectors, self.config.upsert_batch_size):
+            self._call("upsert", self._index.upsert, chunk, namespace=namespace)
+        for chunk in _chunks(texts, self.config.upsert_batch_size):
             self._call("upsert", self._index.upsert, chunk, namespace=namespace)
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -224,7 +245,13 @@ class UpstashVectorStore(VectorStore):
         """:meth:`search` for several query vectors, batched through the SDK's ``query_many``."""
         namespace = self._bound()
         top_k = _positive(top_k, "top_k")
-        queries = [check_vector(v, self._dims, f"vectors[{i}]") for i, v in enumerate(vectors)]
+        queries: list[list[float] | EmbedText] = [
+            v if isinstance(v, EmbedText) else check_vector(v, self._dims, f"vectors[{i}]")
+            for i, v in enumerate(vectors)
+        ]
+        for i, query in enumerate(queries):
+            if isinstance(query, EmbedText):
+                self._text(query, f"vectors[{i}]")
         node = parse_filter(filter)
         return search.run(self, namespace, queries, top_k, node)
 
@@ -252,11 +279,28 @@ class UpstashVectorStore(VectorStore):
         predicate = compile_filter(node)
         return sum(1 for _ in search.scan(self, namespace, predicate))
 
+    def _text(self, value: EmbedText, where: str) -> str:
+        """The text of an :class:`EmbedText`, accepted only with server-side embeddings."""
+        if not self.capabilities.embeds_text:
+            raise VectorStoreError(
+                f"{where}: got text to embed, but the store is configured with embeddings: client",
+                hint="Pass float vectors, or set embeddings: server on an index with an "
+                "embedding model.",
+            )
+        if not isinstance(value.text, str) or not value.text.strip():
+            raise VectorStoreError(f"{where}: the text to embed ({TEXT_FIELD}) is empty")
+        return value.text
+
     def close(self) -> None:
         """Release the HTTP connections. Idempotent."""
         if not self._closed:
             self._closed = True
             client.close(self._index)
+
+
+def _embedding_model(info: Any) -> str:
+    dense = getattr(info, "dense_index", None)
+    return (getattr(dense, "embedding_model", "") or "") if dense is not None else ""
 
 
 __all__ = ["UpstashVectorStore"]

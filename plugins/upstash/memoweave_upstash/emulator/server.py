@@ -29,14 +29,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from memoweave_upstash.emulator.store import NO_EMBEDDING_MODEL, EmulatedIndex, ServiceError
+from memoweave_upstash.emulator.store import EmulatedIndex, ServiceError
 
 Route = Callable[[EmulatedIndex, str, Any, str], Any]
 
 _ROUTES: dict[str, Route] = {
     "upsert": lambda idx, ns, body, q: idx.upsert(ns, body),
+    "upsert-data": lambda idx, ns, body, q: idx.upsert(ns, body, embed=True),
     "query": lambda idx, ns, body, q: idx.query(ns, body),
+    "query-data": lambda idx, ns, body, q: idx.query(ns, body, embed=True),
     "resumable-query": lambda idx, ns, body, q: idx.resumable_start(ns, body),
+    "resumable-query-data": lambda idx, ns, body, q: idx.resumable_start(ns, body, embed=True),
     "resumable-query-next": lambda idx, ns, body, q: idx.resumable_next(body),
     "resumable-query-end": lambda idx, ns, body, q: idx.resumable_end(body),
     "fetch": lambda idx, ns, body, q: idx.fetch(ns, body),
@@ -48,7 +51,6 @@ _ROUTES: dict[str, Route] = {
     "list-namespaces": lambda idx, ns, body, q: idx.list_namespaces(),
     "delete-namespace": lambda idx, ns, body, q: idx.delete_namespace(ns),
 }
-_DATA_ROUTES = frozenset({"upsert-data", "query-data", "resumable-query-data"})
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -91,8 +93,6 @@ class _Handler(BaseHTTPRequestHandler):
         if not segments or len(segments) > 2:
             raise ServiceError(404, f"Not Found: {parts.path}")
         endpoint, namespace = segments[0], (segments[1] if len(segments) == 2 else "")
-        if endpoint in _DATA_ROUTES:
-            raise ServiceError(400, NO_EMBEDDING_MODEL)
         route = _ROUTES.get(endpoint)
         if route is None:
             raise ServiceError(404, f"Not Found: {parts.path}")
@@ -123,6 +123,8 @@ class _EmulatorHTTPServer(ThreadingHTTPServer):
 class UpstashEmulator:
     """A running emulated Upstash Vector index (one dense index, many namespaces).
 
+    ``embedding_model`` (e.g. ``BUILTIN_MODEL``) makes it an index that embeds ``data``
+    itself with the deterministic :func:`~memoweave_upstash.emulator.store.builtin_embedding`.
     ``url`` and ``token`` are what ``upstash_vector.Index`` needs; ``index`` is the
     in-memory state; ``requests`` lists the endpoint of every authorised request served.
     """
@@ -134,8 +136,11 @@ class UpstashEmulator:
         *,
         token: str | None = None,
         max_batch: int = 1000,
+        embedding_model: str | None = None,
     ) -> None:
-        self.index = EmulatedIndex(dims, metric, max_batch=max_batch)
+        self.index = EmulatedIndex(
+            dims, metric, max_batch=max_batch, embedding_model=embedding_model
+        )
         self.token = token or secrets.token_urlsafe(24)
         self._server: _EmulatorHTTPServer | None = None
         self._thread: threading.Thread | None = None

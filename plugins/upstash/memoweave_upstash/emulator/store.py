@@ -8,7 +8,10 @@ status and message the server sends. All methods are thread-safe (one lock per i
 from __future__ import annotations
 
 import copy
+import hashlib
+import itertools
 import math
+import re
 import threading
 import uuid
 from dataclasses import dataclass
@@ -18,6 +21,9 @@ from memoweave_upstash.emulator.filter_eval import matches, validate
 from memoweave_upstash.emulator.filter_parser import Expr, FilterSyntaxError, parse
 
 SIMILARITY_FUNCTIONS = {"cosine": "COSINE", "euclidean": "EUCLIDEAN", "dot": "DOT_PRODUCT"}
+BUILTIN_MODEL = "EMULATOR_HASHING"
+"""Name of the emulator's deterministic built-in embedding model."""
+_WORD = re.compile(r"\w+")
 NO_EMBEDDING_MODEL = (
     "Embedding data for this index is not allowed. "
     "The index must be created with an embedding model to use it."
@@ -40,6 +46,21 @@ class _Vector:
     data: str | None
 
 
+def builtin_embedding(text: str, dims: int) -> list[float]:
+    """The emulator's embedding model: feature hashing of lowercased words and word pairs,
+    L2-normalised. Deterministic; texts sharing words score higher (offline tests only)."""
+    words = _WORD.findall(text.lower())
+    vector = [0.0] * dims
+    for feature in words + [f"{a} {b}" for a, b in itertools.pairwise(words)]:
+        digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+        bucket = int.from_bytes(digest[:4], "little") % dims
+        vector[bucket] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(x * x for x in vector))
+    if not norm:
+        vector[0], norm = 1.0, 1.0
+    return [x / norm for x in vector]
+
+
 def _score(metric: str, a: list[float], b: list[float]) -> float:
     """Upstash's normalised score in [0, 1] (dot: in [0, 1] for unit vectors)."""
     if metric == "euclidean":
@@ -52,15 +73,25 @@ def _score(metric: str, a: list[float], b: list[float]) -> float:
 
 
 class EmulatedIndex:
-    """One Upstash Vector dense index (fixed ``dims`` and ``metric``)."""
+    """One Upstash Vector dense index (fixed ``dims`` and ``metric``); with
+    ``embedding_model`` set (e.g. :data:`BUILTIN_MODEL`) it also embeds ``data`` itself
+    (``/upsert-data``, ``/query-data``) with :func:`builtin_embedding`."""
 
-    def __init__(self, dims: int, metric: str = "cosine", *, max_batch: int = 1000) -> None:
+    def __init__(
+        self,
+        dims: int,
+        metric: str = "cosine",
+        *,
+        max_batch: int = 1000,
+        embedding_model: str | None = None,
+    ) -> None:
         if metric not in SIMILARITY_FUNCTIONS:
             raise ValueError(f"metric must be one of {sorted(SIMILARITY_FUNCTIONS)}")
         if dims < 1:
             raise ValueError("dims must be >= 1")
         self.dims = dims
         self.metric = metric
+        self.embedding_model = embedding_model
         self.max_batch = max_batch
         self._namespaces: dict[str, dict[str, _Vector]] = {"": {}}
         self._resumable: dict[str, list[dict[str, Any]]] = {}
@@ -119,7 +150,10 @@ class EmulatedIndex:
 
     # -- writes ------------------------------------------------------------------------
 
-    def upsert(self, namespace: str, body: Any) -> str:
+    def upsert(self, namespace: str, body: Any, *, embed: bool = False) -> str:
+        """``/upsert`` (vectors), or ``/upsert-data`` (``embed``: texts to embed)."""
+        if embed:
+            self._need_model()
         items = body if isinstance(body, list) else [body]
         self._check_batch(len(items))
         parsed: list[tuple[str, _Vector]] = []
@@ -128,12 +162,18 @@ class EmulatedIndex:
                 raise ServiceError(400, "Each vector needs an id (string or number)")
             if item.get("sparseVector") is not None:
                 raise ServiceError(422, "This index does not support sparse vectors")
-            if item.get("vector") is None:
-                raise ServiceError(400, NO_EMBEDDING_MODEL)
+            if item.get("vector") is None and not (embed and isinstance(item.get("data"), str)):
+                raise ServiceError(
+                    400, NO_EMBEDDING_MODEL if not embed else "data must be a string"
+                )
             metadata = item.get("metadata")
             if metadata is not None and not isinstance(metadata, dict):
                 raise ServiceError(400, "metadata must be a JSON object")
-            vector = self._check_vector(item["vector"])
+            vector = (
+                builtin_embedding(item["data"], self.dims)
+                if embed
+                else self._check_vector(item["vector"])
+            )
             parsed.append((str(item["id"]), _Vector(vector, metadata, item.get("data"))))
         with self._lock:
             ns = self._ns(namespace, create=True)
@@ -231,12 +271,31 @@ class EmulatedIndex:
             vectors = [self._view(i, ns[i], body) for i in page]
         return {"nextCursor": ids[limit] if len(ids) > limit else "", "vectors": vectors}
 
-    def query(self, namespace: str, body: Any) -> Any:
+    def query(self, namespace: str, body: Any, *, embed: bool = False) -> Any:
+        """``/query`` (vectors), or ``/query-data`` (``embed``: texts to embed)."""
+        if embed:
+            self._need_model()
+            body = (
+                [self._embedded(q) for q in body]
+                if isinstance(body, list)
+                else self._embedded(body)
+            )
         if isinstance(body, list):
             self._check_batch(len(body))
             results = [self._query_one(namespace, q) for q in body]
             return results[0] if len(results) == 1 else results
         return self._query_one(namespace, body)
+
+    def _need_model(self) -> None:
+        if not self.embedding_model:
+            raise ServiceError(400, NO_EMBEDDING_MODEL)
+
+    def _embedded(self, body: Any) -> Any:
+        """A ``*-data`` query body with its ``data`` replaced by the embedding."""
+        if not isinstance(body, dict) or not isinstance(body.get("data"), str):
+            raise ServiceError(400, "Query needs data (a string)")
+        rest = {k: v for k, v in body.items() if k != "data"}
+        return {**rest, "vector": builtin_embedding(body["data"], self.dims)}
 
     def _query_one(self, namespace: str, body: Any, *, limit: int | None = None) -> list[Any]:
         if not isinstance(body, dict):
@@ -261,9 +320,12 @@ class EmulatedIndex:
             scored.sort(key=lambda t: (-t[0], t[1]))
             return [{**self._view(i, v, body), "score": s} for s, i, v in scored[:top_k]]
 
-    def resumable_start(self, namespace: str, body: Any) -> dict[str, Any]:
+    def resumable_start(self, namespace: str, body: Any, *, embed: bool = False) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise ServiceError(400, "query must be a JSON object")
+        if embed:
+            self._need_model()
+            body = self._embedded(body)
         everything = self._query_one(namespace, body, limit=2**62)
         top_k = body.get("topK", 10)
         if not isinstance(top_k, int) or top_k < 1:
@@ -308,7 +370,7 @@ class EmulatedIndex:
             "denseIndex": {
                 "dimension": self.dims,
                 "similarityFunction": similarity,
-                "embeddingModel": "",
+                "embeddingModel": self.embedding_model or "",
             },
             "namespaces": namespaces,
         }
@@ -331,4 +393,10 @@ def _merge_patch(target: Any, patch: Any) -> Any:
     return result
 
 
-__all__ = ["NO_EMBEDDING_MODEL", "EmulatedIndex", "ServiceError"]
+__all__ = [
+    "BUILTIN_MODEL",
+    "NO_EMBEDDING_MODEL",
+    "EmulatedIndex",
+    "ServiceError",
+    "builtin_embedding",
+]

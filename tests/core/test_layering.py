@@ -1,4 +1,5 @@
-"""The core packages' layering: ``index`` below ``retrieval`` below ``memory``.
+"""The core packages' layering: ``runtime`` and ``index`` below ``retrieval`` below
+``memory``.
 
 Every import counts, including those inside functions and ``TYPE_CHECKING`` blocks, so a
 lazy import cannot hide a cycle.
@@ -15,6 +16,7 @@ import memoweave
 
 CORE = Path(memoweave.__file__).resolve().parent
 FORBIDDEN = {
+    "runtime": ("memoweave.memory", "memoweave.retrieval", "memoweave.index"),
     "index": ("memoweave.memory", "memoweave.retrieval"),
     "retrieval": ("memoweave.memory",),
 }

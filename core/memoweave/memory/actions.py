@@ -4,16 +4,22 @@ A strategy (``memoweave.memory.strategies.*``) reads the new messages, the relat
 existing memories and the message window, and returns a list of actions. It never writes:
 the executor (:mod:`memoweave.memory.writer`) embeds all new texts in one batch, drops
 duplicates, and applies every action in one journaled write.
+
+The application's own edits are actions too (:class:`EditMemory`, :class:`DeleteMemory`),
+so every write of memoweave goes through the same writer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, Union
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from memoweave.memory.messages import NormalizedMessage
 from memoweave.memory.scope import Scope
+
+if TYPE_CHECKING:
+    from memoweave.runtime.steps import Steps
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,31 @@ class SoftDeleteMemory:
 
 
 Action = Union[AddMemory, UpdateMemory, SupersedeMemory, SoftDeleteMemory]
+"""What a strategy may decide."""
+
+
+@dataclass(frozen=True)
+class EditMemory:
+    """The application rewrites memory ``id`` (``Memory.update``): new ``text`` (re-embedded)
+    and/or new caller ``metadata`` (replacing the old keys); any status."""
+
+    id: str
+    text: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class DeleteMemory:
+    """The application deletes memory ``id`` for good (``Memory.delete`` / ``delete_all``);
+    the deletion is recorded in its history. ``missing_ok``: a memory already gone is
+    skipped instead of raising ``NotFound``."""
+
+    id: str
+    missing_ok: bool = False
+
+
+WriteAction = Union[Action, EditMemory, DeleteMemory]
+"""Everything the writer applies."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +116,7 @@ class Strategy(Protocol):
     name: str
     needs_related: bool
 
-    def plan(self, request: ExtractionRequest) -> list[Action]:
-        """Decide the actions; raise ``LLMError`` / ``ValidationError`` on failure."""
+    def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
+        """The pipeline deciding the actions (its LLM calls are ``call`` steps, see
+        :mod:`memoweave.runtime.steps`); raises ``LLMError`` / ``ValidationError``."""
         ...

@@ -1,10 +1,11 @@
 """Getting validated JSON out of an LLM.
 
 :func:`extract_json` tolerates what models do: code fences, JSON inside prose, trailing
-commas, smart quotes around keys. :func:`generate_json` calls the LLM (JSON schema mode
-when the provider claims it, else JSON object mode), validates the answer against a
-pydantic model, and on failure retries with the validation error in the conversation
-(``repairs`` times). Then it raises ``LLMError``: a strategy never writes half an answer.
+commas, smart quotes around keys. :func:`generate_json` (a pipeline, see
+:mod:`memoweave.runtime.steps`) calls the LLM (JSON schema mode when the provider claims
+it, else JSON object mode), validates the answer against a pydantic model, and on failure
+retries with the validation error in the conversation (``repairs`` times). Then it raises
+``LLMError``: a strategy never writes half an answer.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from memoweave.errors import LLMError, MemoweaveError
 from memoweave.providers.llm import LLM, Message
+from memoweave.runtime.steps import Steps, call
 
 Model = TypeVar("Model", bound=BaseModel)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
@@ -68,8 +70,9 @@ def generate_json(
     *,
     repairs: int = 1,
     max_tokens: int | None = None,
-) -> Model:
-    """Ask ``llm`` for JSON matching ``model``; raise ``LLMError`` when it cannot deliver."""
+) -> Steps[Model]:
+    """The pipeline asking ``llm`` for JSON matching ``model`` (each LLM call one step);
+    raises ``LLMError`` when it cannot deliver."""
     response_format: Any = (
         {"name": model.__name__, "schema": copy.deepcopy(_json_schema(model))}
         if llm.capabilities.json_schema
@@ -79,7 +82,8 @@ def generate_json(
     problem = "no answer"
     for _ in range(repairs + 1):
         try:
-            response = llm.generate(
+            response = yield call(
+                llm.generate,
                 conversation,
                 response_format=response_format,
                 temperature=0.0,

@@ -8,6 +8,7 @@ from memoweave.memory.history import HistoryStore
 from memoweave.memory.scope import Scope
 from memoweave.providers.vector_store import STATUS_KEY, SearchHit, VectorStore
 from memoweave.retrieval.keyword import keyword_hits
+from memoweave.runtime.steps import Steps, call
 
 
 def related_memories(
@@ -18,13 +19,13 @@ def related_memories(
     *,
     scope: Scope,
     limit: int,
-) -> list[SearchHit]:
+) -> Steps[list[SearchHit]]:
     """Active memories of ``scope`` sharing words with ``text`` (BM25), then the most
     recently added ones up to ``limit``: a contradiction rarely shares words ("moved to
     Paris" vs "lives in Berlin"), but it is usually about a recent memory."""
     if limit <= 0:
         return []
-    found = keyword_hits(
+    found = yield from keyword_hits(
         store,
         keyword_index,
         text,
@@ -36,8 +37,10 @@ def related_memories(
     hits = [SearchHit(i, s, p) for i, s, p in found if p.get(STATUS_KEY) == it.STATUS_ACTIVE]
     if len(hits) < limit:
         seen = {h.id for h in hits}
-        recent = history.recent_memory_ids(scope.as_dict(), limit * 2)
-        for record in store.get([i for i in recent if i not in seen]):
+        recent = yield call(history.recent_memory_ids, scope.as_dict(), limit * 2)
+        wanted = [i for i in recent if i not in seen]
+        records = (yield call(store.get, wanted)) if wanted else []
+        for record in records:
             if len(hits) >= limit:
                 break
             payload = record.payload

@@ -2,7 +2,7 @@
 
 A :class:`WritePlan` lists every record to upsert, every id to hard-delete, the
 before-image of every touched id, the history events and the messages. :func:`apply_plan`
-runs it in three steps:
+(a pipeline, see :mod:`memoweave.runtime.steps`) runs it in three steps:
 
 1. one SQLite transaction journals the before-images and writes events and messages as
    *pending* (invisible to readers);
@@ -27,6 +27,7 @@ from typing import Any
 from memoweave.errors import HistoryError, MemoweaveError, VectorStoreError
 from memoweave.memory.history import HistoryEvent, HistoryStore, StoredMessage
 from memoweave.providers.vector_store import StoredRecord, VectorRecord, VectorStore
+from memoweave.runtime.steps import Steps, call
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +47,11 @@ class WritePlan:
 
     @property
     def empty(self) -> bool:
-        return not (self.upserts or self.deletes or self.events or self.messages)
+        return not (self.upserts or self.deletes or self.events or self.messages or self.on_commit)
 
 
-def apply_plan(plan: WritePlan, store: VectorStore, history: HistoryStore, now: str) -> None:
-    """Apply ``plan`` atomically across store and history (see the module docstring)."""
+def apply_plan(plan: WritePlan, store: VectorStore, history: HistoryStore, now: str) -> Steps[None]:
+    """The pipeline applying ``plan`` atomically across store and history (module doc)."""
     if plan.empty:
         return
     touched = {r.id for r in plan.upserts} | set(plan.deletes)
@@ -59,36 +60,51 @@ def apply_plan(plan: WritePlan, store: VectorStore, history: HistoryStore, now: 
         raise ValueError(f"write plan lacks before-images for {sorted(missing)}")
     op_id = str(uuid.uuid4())
     undo = [_undo_entry(i, rec) for i, rec in plan.before.items()]
-    with history.transaction() as conn:
-        history.begin(conn, op_id, now, undo, plan.events, plan.messages)
+    yield call(_journal, history, op_id, now, undo, plan)
     try:
         if plan.deletes:
-            store.delete(plan.deletes)
+            yield call(store.delete, plan.deletes)
         if plan.upserts:
-            store.upsert(plan.upserts)
+            yield call(store.upsert, plan.upserts)
     except Exception as exc:
-        _roll_back(op_id, undo, store, history)
+        yield from _roll_back(op_id, undo, store, history)
         if isinstance(exc, MemoweaveError):
             raise
         raise VectorStoreError(f"vector store write failed: {exc}") from exc
     try:
-        with history.transaction() as conn:
-            for hook in plan.on_commit:
-                hook(conn)
-            history.commit(conn, op_id)
+        yield call(_commit, history, op_id, plan.on_commit)
     except Exception as exc:
-        _roll_back(op_id, undo, store, history)
+        yield from _roll_back(op_id, undo, store, history)
         if isinstance(exc, MemoweaveError):
             raise
         raise HistoryError(f"history commit failed: {exc}") from exc
 
 
-def recover(store: VectorStore, history: HistoryStore) -> int:
+def recover(store: VectorStore, history: HistoryStore) -> Steps[int]:
     """Roll back writes a crash left half-done; returns how many were rolled back."""
-    pending = history.pending_journal()
+    pending = yield call(history.pending_journal)
     for op_id, undo in pending:
-        _roll_back(op_id, undo, store, history)
+        yield from _roll_back(op_id, undo, store, history)
     return len(pending)
+
+
+def _journal(
+    history: HistoryStore, op_id: str, now: str, undo: list[dict[str, Any]], plan: WritePlan
+) -> None:
+    with history.transaction() as conn:
+        history.begin(conn, op_id, now, undo, plan.events, plan.messages)
+
+
+def _commit(history: HistoryStore, op_id: str, hooks: list[CommitHook]) -> None:
+    with history.transaction() as conn:
+        for hook in hooks:
+            hook(conn)
+        history.commit(conn, op_id)
+
+
+def _discard(history: HistoryStore, op_id: str) -> None:
+    with history.transaction() as conn:
+        history.discard(conn, op_id)
 
 
 def _undo_entry(record_id: str, before: StoredRecord | None) -> dict[str, Any]:
@@ -99,7 +115,7 @@ def _undo_entry(record_id: str, before: StoredRecord | None) -> dict[str, Any]:
 
 def _roll_back(
     op_id: str, undo: list[dict[str, Any]], store: VectorStore, history: HistoryStore
-) -> None:
+) -> Steps[None]:
     """Restore the before-images, then discard the pending rows and the journal entry.
 
     If restoring the store fails, the journal entry stays so that :func:`recover` retries.
@@ -114,14 +130,13 @@ def _roll_back(
             if u["before"] is not None
         ]
         if absent:
-            store.delete(absent)
+            yield call(store.delete, absent)
         if present:
-            store.upsert(present)
+            yield call(store.upsert, present)
     except Exception:
         log.exception("memoweave: rollback of write %s failed; it stays journaled", op_id)
         return
     try:
-        with history.transaction() as conn:
-            history.discard(conn, op_id)
+        yield call(_discard, history, op_id)
     except Exception:
         log.exception("memoweave: discarding write %s failed; it stays journaled", op_id)

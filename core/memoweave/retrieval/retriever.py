@@ -1,9 +1,12 @@
 """The search pipeline: candidates, re-scoring signals, fusion, threshold, reranking.
 
-1. The query is embedded once (purpose ``"query"``); the store returns the dense
-   candidates (:mod:`.dense`).
-2. Keyword candidates come from BM25 (:mod:`.keyword`): a memory found only by its words
-   can be returned.
+1. The query is embedded once (purpose ``"query"``) while the keyword index ranks the
+   query's words (BM25, :mod:`.keyword`); then the store returns the dense candidates
+   (:mod:`.dense`) and the keyword-only candidates' payloads: a memory found only by its
+   words can be returned.
+2. Every stage is a pipeline step (:mod:`memoweave.runtime.steps`): ``Memory`` runs them
+   in turn, ``AsyncMemory`` awaits the providers' async I/O and overlaps the query
+   embedding with the keyword search.
 3. The entity signal (:mod:`.entities`), the time signal and the optional recency signal
    (:mod:`.temporal`) re-score those candidates.
 4. :func:`.fusion.fuse` combines the signals into one score in [0, 1] (weights and method
@@ -36,8 +39,9 @@ from memoweave.retrieval.candidates import Candidate, Signal, collect, rank_scor
 from memoweave.retrieval.dense import dense_hits
 from memoweave.retrieval.entities import entity_scores
 from memoweave.retrieval.fusion import fuse
-from memoweave.retrieval.keyword import keyword_hits
+from memoweave.retrieval.keyword import keyword_payloads, keyword_scores
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
+from memoweave.runtime.steps import Steps, call, gather
 
 
 class Retriever:
@@ -74,28 +78,25 @@ class Retriever:
         rerank: bool,
         statuses: Sequence[str],
         now: datetime,
-    ) -> list[Candidate]:
-        """The ``top_k`` best candidates for ``query``, best first, each with its signals."""
+    ) -> Steps[list[Candidate]]:
+        """The pipeline of the ``top_k`` best candidates for ``query``, best first, each
+        with its signals."""
         settings = self._settings
         n = max(settings.candidates, top_k)
-        vector = self._embedder.embed([query], purpose="query")[0]
+        store, index = self._store, self.keyword_index
+        vectors, scored = yield gather(  # the query embedding and the keyword search overlap
+            call(self._embedder.embed, [query], purpose="query"),
+            keyword_scores(store, index, query, scope=scope, node=node, limit=n, statuses=statuses),
+        )
         candidates: dict[str, Candidate] = {}
-        collect(candidates, "dense", dense_hits(self._store, vector, node, n))
+        collect(candidates, "dense", (yield from dense_hits(store, vectors[0], node, n)))
+        known = {i: c.payload for i, c in candidates.items()}
         collect(
             candidates,
             "keyword",
-            keyword_hits(
-                self._store,
-                self.keyword_index,
-                query,
-                scope=scope,
-                node=node,
-                limit=n,
-                statuses=statuses,
-                known={i: c.payload for i, c in candidates.items()},
-            ),
+            (yield from keyword_payloads(store, index, scored, node=node, known=known)),
         )
-        self._rescore(candidates, query, scope=scope, statuses=statuses, now=now)
+        yield from self._rescore(candidates, query, scope=scope, statuses=statuses, now=now)
         weights = {
             "dense": settings.dense_weight,
             "keyword": settings.keyword_weight,
@@ -108,7 +109,7 @@ class Retriever:
         if threshold is not None:
             ranked = [c for c in ranked if c.score >= threshold]
         if rerank and self._reranker is not None and ranked:
-            ranked = self._rerank(query, ranked[: settings.rerank_top_n])
+            ranked = yield from self._rerank(query, ranked[: settings.rerank_top_n])
         return ranked[:top_k]
 
     # -- stages -----------------------------------------------------------------------------
@@ -121,13 +122,14 @@ class Retriever:
         scope: ScopeKeys,
         statuses: Sequence[str],
         now: datetime,
-    ) -> None:
+    ) -> Steps[None]:
         """Add the entity, time and recency signals to the candidates."""
         settings = self._settings
         if not candidates:
             return
         if settings.entity_weight > 0 and self._indexes is not None:
-            scores = entity_scores(
+            scores = yield call(
+                entity_scores,
                 self._indexes.entities,
                 query,
                 scope=scope,
@@ -151,10 +153,10 @@ class Retriever:
             }
             rank_scores(candidates, "recency", scores)
 
-    def _rerank(self, query: str, ranked: list[Candidate]) -> list[Candidate]:
+    def _rerank(self, query: str, ranked: list[Candidate]) -> Steps[list[Candidate]]:
         assert self._reranker is not None
         texts = [c.payload.get("memory", "") for c in ranked]
-        out = self._reranker.rerank(query, texts, top_k=len(texts))
+        out = yield call(self._reranker.rerank, query, texts, top_k=len(texts))
         reordered = []
         for doc in out:
             cand = ranked[doc.index]

@@ -19,6 +19,7 @@ from memoweave.memory.strategies.render import (
     render_new,
     render_window,
 )
+from memoweave.runtime.steps import Steps
 
 
 class ExtractedMemory(BaseModel):
@@ -41,9 +42,9 @@ class AdditiveStrategy(LLMStrategy):
     name = "additive"
     needs_related = True
 
-    def plan(self, request: ExtractionRequest) -> list[Action]:
+    def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
         """Call the LLM once (plus at most ``max_repair_attempts`` repairs)."""
-        new, instructions = self.prepare(request, "additive_v1")
+        new, instructions = yield from self.prepare(request, "additive_v1")
         if not new:
             return []
         numbered = Numbered(tuple(request.related))
@@ -53,7 +54,7 @@ class AdditiveStrategy(LLMStrategy):
             f"EARLIER MESSAGES:\n{render_window(request.window)}\n\n"
             f"NEW MESSAGES:\n{render_new(new)}"
         )
-        answer = generate_json(
+        answer = yield from generate_json(
             self.llm,
             [{"role": "system", "content": instructions}, {"role": "user", "content": user}],
             AdditiveAnswer,

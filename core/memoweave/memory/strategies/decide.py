@@ -27,6 +27,7 @@ from memoweave.memory.strategies.render import (
     render_new,
     render_window,
 )
+from memoweave.runtime.steps import Steps
 
 
 class Facts(BaseModel):
@@ -55,12 +56,12 @@ class DecideStrategy(LLMStrategy):
     name = "decide"
     needs_related = True
 
-    def plan(self, request: ExtractionRequest) -> list[Action]:
+    def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
         """Extract, then decide; raise ``LLMError`` if either answer is unusable."""
-        new, instructions = self.prepare(request, "decide_extract_v1")
+        new, instructions = yield from self.prepare(request, "decide_extract_v1")
         if not new:
             return []
-        facts = generate_json(
+        answer = yield from generate_json(
             self.llm,
             [
                 {"role": "system", "content": instructions},
@@ -73,8 +74,8 @@ class DecideStrategy(LLMStrategy):
             ],
             Facts,
             repairs=self.config.max_repair_attempts,
-        ).facts
-        facts = [f for f in (" ".join(x.split()) for x in facts) if f]
+        )
+        facts = [f for f in (" ".join(x.split()) for x in answer.facts) if f]
         if not facts:
             return []
         sources = tuple(m.id for m in new)
@@ -86,7 +87,7 @@ class DecideStrategy(LLMStrategy):
             ]
         numbered = Numbered(tuple(request.related))
         listed = "\n".join(f"- {f}" for f in facts)
-        decisions = generate_json(
+        decided = yield from generate_json(
             self.llm,
             [
                 {"role": "system", "content": load_prompt("decide_update_v1")},
@@ -97,9 +98,9 @@ class DecideStrategy(LLMStrategy):
             ],
             Decisions,
             repairs=self.config.max_repair_attempts,
-        ).memory
+        )
         actions: list[Action] = []
-        for d in decisions:
+        for d in decided.memory:
             target = numbered.id_of(d.id)
             text = " ".join((d.text or "").split())
             if d.event == "ADD" and text:

@@ -9,6 +9,7 @@ from memoweave.memory.prompts import load_prompt
 from memoweave.memory.strategies.render import system_text
 from memoweave.memory.strategies.vision import describe_images
 from memoweave.providers.llm import LLM
+from memoweave.runtime.steps import Steps
 
 
 class LLMStrategy:
@@ -23,11 +24,11 @@ class LLMStrategy:
 
     def prepare(
         self, request: ExtractionRequest, prompt: str
-    ) -> tuple[list[NormalizedMessage], str]:
+    ) -> Steps[tuple[list[NormalizedMessage], str]]:
         """The new non-system messages (images described when the LLM can see) and the
         system instructions: prompt ``prompt`` plus the app's extra instructions (the
         per-call ``prompt``, the configured ones and the request's system messages)."""
-        messages = describe_images(self.llm, request.messages)
+        messages = yield from describe_images(self.llm, request.messages)
         new = [m for m in messages if m.role != "system" and m.text.strip()]
         instructions = load_prompt(prompt)
         extra = "\n".join(x for x in (request.custom_prompt, system_text(messages)) if x)

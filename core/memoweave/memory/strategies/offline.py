@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from memoweave.memory.actions import Action, AddMemory, ExtractionRequest
+from memoweave.runtime.steps import Steps, done
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _GREETING = re.compile(
@@ -52,16 +53,18 @@ class OfflineStrategy:
     name = "offline"
     needs_related = False
 
-    def plan(self, request: ExtractionRequest) -> list[Action]:
+    def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
         """One ``AddMemory`` per statement in the user's messages."""
-        return [
-            AddMemory(
-                text=statement,
-                source_message_ids=(message.id,),
-                actor_id=message.name,
-                role=message.role,
-            )
-            for message in request.messages
-            if message.role == "user"
-            for statement in extract_statements(message.text)
-        ]
+        return done(
+            [
+                AddMemory(
+                    text=statement,
+                    source_message_ids=(message.id,),
+                    actor_id=message.name,
+                    role=message.role,
+                )
+                for message in request.messages
+                if message.role == "user"
+                for statement in extract_statements(message.text)
+            ]
+        )

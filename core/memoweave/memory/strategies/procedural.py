@@ -12,6 +12,7 @@ from memoweave.memory.actions import Action, AddMemory, ExtractionRequest
 from memoweave.memory.prompts import load_prompt
 from memoweave.memory.strategies.render import render_new
 from memoweave.providers.llm import LLM
+from memoweave.runtime.steps import Steps, call
 
 
 class ProceduralStrategy:
@@ -24,7 +25,7 @@ class ProceduralStrategy:
         self.llm = llm
         self.config = config
 
-    def plan(self, request: ExtractionRequest) -> list[Action]:
+    def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
         """One ``AddMemory`` holding the summary; ``LLMError`` if the model returns nothing."""
         transcript = render_new(request.messages)
         if not transcript:
@@ -33,7 +34,8 @@ class ProceduralStrategy:
         if request.custom_prompt:
             instructions += f"\n\nAdditional instructions:\n{request.custom_prompt}"
         try:
-            response = self.llm.generate(
+            response = yield call(
+                self.llm.generate,
                 [
                     {"role": "system", "content": instructions},
                     {"role": "user", "content": f"EXECUTION HISTORY:\n{transcript}"},

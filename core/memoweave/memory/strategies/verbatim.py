@@ -4,6 +4,7 @@ text is stored as it is, attributed to its speaker."""
 from __future__ import annotations
 
 from memoweave.memory.actions import Action, AddMemory, ExtractionRequest
+from memoweave.runtime.steps import Steps, done
 
 
 class VerbatimStrategy:
@@ -12,15 +13,17 @@ class VerbatimStrategy:
     name = "verbatim"
     needs_related = False
 
-    def plan(self, request: ExtractionRequest) -> list[Action]:
+    def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
         """One ``AddMemory`` per user / assistant / tool message with non-blank text."""
-        return [
-            AddMemory(
-                text=message.text,
-                source_message_ids=(message.id,),
-                actor_id=message.name,
-                role=message.role,
-            )
-            for message in request.messages
-            if message.role != "system" and message.text.strip()
-        ]
+        return done(
+            [
+                AddMemory(
+                    text=message.text,
+                    source_message_ids=(message.id,),
+                    actor_id=message.name,
+                    role=message.role,
+                )
+                for message in request.messages
+                if message.role != "system" and message.text.strip()
+            ]
+        )

@@ -1,0 +1,420 @@
+"""The public operations as pipelines, shared by ``Memory`` and ``AsyncMemory``.
+
+Each method of :class:`MemoryOperations` validates its arguments first (raising a typed
+``MemoweaveError`` before any step) and then yields its I/O as steps
+(:mod:`memoweave.runtime.steps`): ``Memory`` drives them in the calling thread,
+``AsyncMemory`` on its event loop. So both APIs have the same arguments, results and
+errors by construction.
+
+Concurrency: reads take no lock. A write plans outside any lock (the LLM call, the
+related-memory lookup, the embeddings) and applies in its scope's turn under claims on
+the memories it changes (:class:`memoweave.memory.writer.MemoryWriter`). Opening,
+``reset`` and ``close`` take the exclusive claim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from memoweave.errors import NotFound, ValidationError
+from memoweave.memory import items as it
+from memoweave.memory.actions import DeleteMemory, EditMemory, ExistingMemory, ExtractionRequest
+from memoweave.memory.history import StoredMessage
+from memoweave.memory.messages import NormalizedMessage, normalize_messages
+from memoweave.memory.providers import MemoryProviders
+from memoweave.memory.related import related_memories
+from memoweave.memory.scope import Scope
+from memoweave.memory.search import result_item, scoped_read, visible_statuses
+from memoweave.memory.strategies import select_strategy
+from memoweave.memory.transaction import recover
+from memoweave.memory.validate import (
+    check_bool,
+    check_expiration,
+    check_memory_id,
+    check_observed_at,
+    check_query,
+    check_threshold,
+    check_top_k,
+)
+from memoweave.memory.write_plan import PreparedWrite, WriteContext
+from memoweave.memory.writer import MemoryWriter
+from memoweave.providers.graph_checks import graph_name_for
+from memoweave.providers.vector_store import StoredRecord
+from memoweave.retrieval import Retriever
+from memoweave.runtime.ordering import Coordinator
+from memoweave.runtime.steps import Steps, call, done, gather
+
+
+class MemoryOperations:
+    """The pipelines of one memory instance (see the module docstring)."""
+
+    def __init__(self, providers: MemoryProviders, coordinator: Coordinator) -> None:
+        self.providers = providers
+        self.coordinator = coordinator
+        self.writer = MemoryWriter(
+            providers.vector_store,
+            providers.embedder,
+            providers.history,
+            providers.indexes,
+            coordinator,
+        )
+        self.retriever = Retriever(
+            store=providers.vector_store,
+            embedder=providers.embedder,
+            indexes=providers.indexes,
+            reranker=providers.reranker,
+            settings=providers.retrieval,
+        )
+        self._ready = False
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def add(
+        self,
+        messages: Any,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        infer: bool = True,
+        memory_type: str | None = None,
+        prompt: str | None = None,
+        expiration_date: Any = None,
+        observed_at: Any = None,
+    ) -> Steps[dict[str, Any]]:
+        """See :meth:`memoweave.Memory.add`."""
+        scope = Scope.of(user_id=user_id, agent_id=agent_id, run_id=run_id, operation="add()")
+        normalized = normalize_messages(messages)
+        meta = it.validate_metadata(metadata)
+        check_bool("infer", infer)
+        if prompt is not None and not isinstance(prompt, str):
+            raise ValidationError("prompt must be a string", hint="Pass prompt='...' or omit it.")
+        expiration = check_expiration(expiration_date)
+        now = it.utcnow()
+        observed = check_observed_at(observed_at) or now
+        strategy = select_strategy(
+            self.providers, infer=infer, memory_type=memory_type, scope=scope
+        )
+        yield from self.ensure_ready()
+        ctx = WriteContext(
+            scope=scope,
+            now=now,
+            observed_at=observed,
+            metadata=meta,
+            memory_type=memory_type,
+            expiration=expiration,
+            messages=[_stored(m, scope, observed) for m in normalized],
+        )
+
+        def plan() -> Steps[PreparedWrite]:
+            related, window = yield gather(
+                self._related(scope, "\n".join(m.text for m in normalized))
+                if strategy.needs_related
+                else done([]),
+                call(self._window, scope),
+            )
+            request = ExtractionRequest(
+                messages=normalized,
+                scope=scope,
+                observed_at=observed,
+                related=related,
+                window=window,
+                custom_prompt=prompt or self.providers.custom_instructions,
+                memory_type=memory_type,
+                metadata=meta,
+            )
+            actions = yield from strategy.plan(request)
+            return (yield from self.writer.prepare(actions, ctx))
+
+        written = yield from self.writer.ordered(scope.key(), plan(), self.writer.apply)
+        return {"results": [r for r in written.results if r["event"] != "NONE"]}
+
+    def update(
+        self,
+        memory_id: str,
+        text: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        *,
+        data: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> Steps[dict[str, Any]]:
+        """See :meth:`memoweave.Memory.update`."""
+        check_memory_id(memory_id)
+        if text is not None and data is not None:
+            raise ValidationError("pass text or data, not both", hint="Use text='...'.")
+        text = text if text is not None else data
+        if text is not None and (not isinstance(text, str) or not text.strip()):
+            raise ValidationError(
+                "text must be a non-empty string", hint="Pass the new memory text."
+            )
+        meta = it.validate_metadata(metadata) if metadata is not None else None
+        if text is None and meta is None:
+            raise ValidationError(
+                "nothing to update", hint="Pass text='...' and/or metadata={...}."
+            )
+        scope = _optional_scope(user_id, agent_id, run_id)
+        yield from self.ensure_ready()
+        record = yield from self._fetch(memory_id, scope)
+        ctx = WriteContext(scope=scope, now=it.utcnow())
+        action = EditMemory(memory_id, text=text, metadata=meta)
+        written = yield from self.writer.write(_scope_key(record), [action], ctx)
+        return {
+            "message": "Memory updated successfully!",
+            **it.to_item(memory_id, written.payloads[memory_id]),
+        }
+
+    def delete(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> Steps[dict[str, str]]:
+        """See :meth:`memoweave.Memory.delete`."""
+        check_memory_id(memory_id)
+        scope = _optional_scope(user_id, agent_id, run_id)
+        yield from self.ensure_ready()
+        record = yield from self._fetch(memory_id, scope)
+        ctx = WriteContext(scope=scope, now=it.utcnow())
+        yield from self.writer.write(_scope_key(record), [DeleteMemory(memory_id)], ctx)
+        return {"message": "Memory deleted successfully!"}
+
+    def delete_all(
+        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> Steps[dict[str, str]]:
+        """See :meth:`memoweave.Memory.delete_all`."""
+        scope = Scope.of(
+            user_id=user_id, agent_id=agent_id, run_id=run_id, operation="delete_all()"
+        )
+        yield from self.ensure_ready()
+        ctx = WriteContext(scope=scope, now=it.utcnow())
+        graph = self.providers.graph_store
+
+        def forget(_: None) -> Steps[None]:
+            yield from self.writer.delete_scope(scope, ctx)
+            if graph is not None:
+                yield call(graph.delete_scope, scope.as_dict())
+
+        yield from self.writer.ordered(scope.key(), done(None), forget)
+        return {"message": "Memories deleted successfully!"}
+
+    def reset(self) -> Steps[None]:
+        """See :meth:`memoweave.Memory.reset`."""
+        yield from self.ensure_ready()
+        p = self.providers
+        yield call(self.coordinator.acquire_all)
+        try:
+            yield call(p.vector_store.drop_collection)
+            if p.graph_store is not None:
+                yield call(p.graph_store.drop_graph)
+            yield call(p.history.reset)
+            if p.indexes is not None:
+                yield call(p.indexes.reset)
+            self._ready = False
+        finally:
+            self.coordinator.release_all()
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        filters: Mapping[str, Any] | None = None,
+        top_k: int = 20,
+        threshold: float | None = None,
+        rerank: bool = False,
+        explain: bool = False,
+        include_superseded: bool = False,
+        show_expired: bool = False,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        limit: int | None = None,
+    ) -> Steps[dict[str, Any]]:
+        """See :meth:`memoweave.Memory.search`."""
+        check_query(query)
+        top_k = check_top_k(limit if limit is not None else top_k)
+        check_threshold(threshold)
+        check_bool("rerank", rerank)
+        check_bool("explain", explain)
+        scope, node = scoped_read(
+            filters,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            include_superseded=include_superseded,
+            show_expired=show_expired,
+            operation="search()",
+        )
+        yield from self.ensure_ready()
+        ranked = yield from self.retriever.search(
+            query,
+            scope=scope,
+            node=node,
+            top_k=top_k,
+            threshold=threshold,
+            rerank=rerank,
+            statuses=visible_statuses(include_superseded),
+            now=it.utcnow(),
+        )
+        return {"results": [result_item(c, explain=explain) for c in ranked]}
+
+    def get(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> Steps[dict[str, Any] | None]:
+        """See :meth:`memoweave.Memory.get`."""
+        check_memory_id(memory_id)
+        scope = _optional_scope(user_id, agent_id, run_id)
+        yield from self.ensure_ready()
+        try:
+            record = yield from self._fetch(memory_id, scope, with_vectors=False)
+        except NotFound:
+            return None
+        return it.to_item(record.id, record.payload)
+
+    def get_all(
+        self,
+        *,
+        filters: Mapping[str, Any] | None = None,
+        top_k: int = 100,
+        cursor: str | None = None,
+        include_superseded: bool = False,
+        show_expired: bool = False,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        limit: int | None = None,
+    ) -> Steps[dict[str, Any]]:
+        """See :meth:`memoweave.Memory.get_all`."""
+        top_k = check_top_k(limit if limit is not None else top_k)
+        if cursor is not None and not isinstance(cursor, str):
+            raise ValidationError(
+                "cursor must be the string returned as next_cursor",
+                hint="Pass next_cursor from the previous page.",
+            )
+        _, node = scoped_read(
+            filters,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            include_superseded=include_superseded,
+            show_expired=show_expired,
+            operation="get_all()",
+        )
+        yield from self.ensure_ready()
+        page = yield call(self.providers.vector_store.list, filter=node, limit=top_k, cursor=cursor)
+        return {
+            "results": [it.to_item(r.id, r.payload) for r in page.records],
+            "next_cursor": page.next_cursor,
+        }
+
+    def history(self, memory_id: str) -> Steps[list[dict[str, Any]]]:
+        """See :meth:`memoweave.Memory.history`."""
+        check_memory_id(memory_id)
+        yield from self.ensure_ready()
+        return (yield call(self.providers.history.events, memory_id))
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def ensure_ready(self) -> Steps[None]:
+        """Bind the collection and roll back writes a crash left half-done (once)."""
+        if self._ready:
+            return
+        p = self.providers
+        yield call(self.coordinator.acquire_all)
+        try:
+            if self._ready:
+                return
+            dims = p.embedder.dims
+            if dims is None:
+                probe = yield call(p.embedder.embed, ["dimension probe"], purpose="document")
+                dims = len(probe[0])
+            yield call(p.vector_store.ensure_collection, self._collection, dims, "cosine")
+            if p.graph_store is not None:
+                yield call(p.graph_store.ensure_graph, graph_name_for(self._collection))
+            yield from recover(p.vector_store, p.history)
+            self._ready = True
+        finally:
+            self.coordinator.release_all()
+
+    def close(self) -> Steps[None]:
+        """Release the providers and the history database, after the writes applying."""
+        p = self.providers
+        yield call(self.coordinator.acquire_all)
+        try:
+            for provider in (p.llm, p.embedder, p.vector_store, p.reranker, p.graph_store):
+                if provider is not None:
+                    yield call(provider.close)
+            yield call(p.history.close)
+        finally:
+            self.coordinator.release_all()
+
+    # -- internals --------------------------------------------------------------------------
+
+    @property
+    def _collection(self) -> str:
+        return self.providers.config.collection_name
+
+    def _fetch(
+        self, memory_id: str, scope: Scope | None, *, with_vectors: bool = False
+    ) -> Steps[StoredRecord]:
+        found = yield call(self.providers.vector_store.get, [memory_id], with_vectors=with_vectors)
+        if not found or (scope is not None and not scope.contains(found[0].payload)):
+            raise NotFound(f"no memory with id {memory_id}" + (" in this scope" if scope else ""))
+        return found[0]  # type: ignore[no-any-return]
+
+    def _related(self, scope: Scope, text: str) -> Steps[list[ExistingMemory]]:
+        p = self.providers
+        hits = yield from related_memories(
+            p.vector_store,
+            self.retriever.keyword_index,
+            p.history,
+            text,
+            scope=scope,
+            limit=p.related_limit,
+        )
+        return [
+            ExistingMemory(h.id, h.payload.get("memory", ""), h.payload.get("created_at"))
+            for h in hits
+        ]
+
+    def _window(self, scope: Scope) -> list[NormalizedMessage]:
+        rows = self.providers.history.recent_messages(scope.key(), self.providers.window_messages)
+        return [NormalizedMessage(r.role, r.content, r.id, r.name, (), r.created_at) for r in rows]
+
+
+def _optional_scope(user_id: Any, agent_id: Any, run_id: Any) -> Scope | None:
+    given = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
+    if all(v is None for v in given.values()):
+        return None
+    return Scope.of(**given, operation="this call")
+
+
+def _scope_key(record: StoredRecord) -> str:
+    """The turn of a memory's own scope (what an edit of it is ordered with)."""
+    payload = record.payload
+    return Scope(payload.get("user_id"), payload.get("agent_id"), payload.get("run_id")).key()
+
+
+def _stored(message: NormalizedMessage, scope: Scope, observed: datetime) -> StoredMessage:
+    return StoredMessage(
+        id=message.id,  # normalize_messages always sets an id
+        scope=scope.key(),
+        role=message.role,
+        content=message.text,
+        created_at=message.created_at or it.iso(observed),
+        name=message.name,
+        **scope.as_dict(),
+    )

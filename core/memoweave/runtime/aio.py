@@ -1,0 +1,147 @@
+"""The asynchronous driver of the core's pipelines (see :mod:`memoweave.runtime.steps`).
+
+:class:`AsyncRunner` runs a pipeline on the running event loop:
+
+- a ``Call`` of a provider method whose provider implements the async twin natively
+  (``embed`` → ``aembed``, ``search`` → ``asearch``, see :func:`native_async`) awaits it;
+- every other ``Call`` (sync-only providers, SQLite, CPU work) runs in ONE bounded thread
+  pool owned by the runner, never one thread per call;
+- the parts of a ``Gather`` run concurrently; the first failure cancels the others and is
+  raised into the pipeline;
+- a ``Shielded`` sub-pipeline runs as its own task: if the caller is cancelled it still
+  finishes, and only then are the caller's ``finally`` blocks run;
+- a ``Call`` of a coroutine function (a coordinator's wait) is awaited on the loop.
+
+The twins are looked up once, when the runner is built ("wrapped once"): a provider that
+implements only the sync contract works unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from memoweave.runtime.steps import Call, Gather, Part, Shielded, Steps
+
+T = TypeVar("T")
+
+DEFAULT_ASYNC_MARK = "__memoweave_default_async__"
+"""Attribute set on the contracts' default async methods (which only wrap the sync ones)."""
+
+
+def default_async(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """Mark a contract's default ``a<name>`` method (a thread wrapper of ``<name>``), so
+    that :func:`native_async` tells it from a provider's own asynchronous I/O."""
+    setattr(method, DEFAULT_ASYNC_MARK, True)
+    return method
+
+
+def native_async(provider: object, name: str) -> Callable[..., Awaitable[Any]] | None:
+    """The provider's own async twin of method ``name`` (``a<name>``), or ``None`` when it
+    has none or only inherits the contract's default thread wrapper."""
+    twin = getattr(type(provider), f"a{name}", None)
+    if twin is None or getattr(twin, DEFAULT_ASYNC_MARK, False):
+        return None
+    if not asyncio.iscoroutinefunction(twin):
+        return None
+    return getattr(provider, f"a{name}")  # type: ignore[no-any-return]
+
+
+class AsyncRunner:
+    """Runs pipelines for one ``AsyncMemory``: native async I/O where the providers have it,
+    one bounded executor for everything else."""
+
+    def __init__(self, providers: Iterable[object], *, max_workers: int) -> None:
+        self._executor = ThreadPoolExecutor(max_workers, thread_name_prefix="memoweave")
+        self._twins: dict[tuple[int, str], Callable[..., Awaitable[Any]]] = {}
+        self._providers = [p for p in providers if p is not None]
+        for provider in self._providers:
+            for name in dir(type(provider)):
+                if name.startswith("a") and callable(getattr(type(provider), name[1:], None)):
+                    twin = native_async(provider, name[1:])
+                    if twin is not None:
+                        self._twins[(id(provider), name[1:])] = twin
+
+    def twin_of(self, fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]] | None:
+        """The native async twin of bound provider method ``fn``, if any."""
+        owner = getattr(fn, "__self__", None)
+        if owner is None:
+            return None
+        return self._twins.get((id(owner), getattr(fn, "__name__", "")))
+
+    async def run(self, pipeline: Steps[T]) -> T:
+        """Drive ``pipeline`` to its end on the running loop; return its value."""
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                step = pipeline.send(value) if error is None else pipeline.throw(error)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            finally:
+                error = None
+            try:
+                if isinstance(step, Shielded):
+                    inner = asyncio.ensure_future(self.run(step.pipeline))
+                    try:
+                        value = await asyncio.shield(inner)
+                    except asyncio.CancelledError:
+                        # the caller gave up; the shielded part finishes, then the rest of
+                        # this pipeline (its ``finally`` blocks) is closed
+                        inner.add_done_callback(lambda _: pipeline.close())
+                        raise
+                else:
+                    value = await self.perform(step)
+            except asyncio.CancelledError:
+                if not isinstance(step, Shielded):
+                    pipeline.close()
+                raise
+            except BaseException as exc:  # re-raised inside the pipeline
+                value, error = None, exc
+
+    async def perform(self, step: Part) -> Any:
+        """The result of one step (or sub-pipeline)."""
+        if isinstance(step, Call):
+            if asyncio.iscoroutinefunction(step.fn):  # a coordinator's wait
+                return await step.fn(*step.args, **step.kwargs)
+            twin = self.twin_of(step.fn)
+            if twin is not None:
+                return await twin(*step.args, **step.kwargs)
+            return await self.in_thread(step.fn, *step.args, **step.kwargs)
+        if isinstance(step, Gather):
+            return await self._gather(step)
+        if isinstance(step, Shielded):
+            return await self.run(step.pipeline)
+        return await self.run(step)
+
+    async def in_thread(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in the runner's executor."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+
+    async def _gather(self, step: Gather) -> list[Any]:
+        if len(step.parts) == 1:
+            return [await self.perform(step.parts[0])]
+        tasks = [asyncio.ensure_future(self.perform(part)) for part in step.parts]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        finally:
+            pending = [t for t in tasks if not t.done()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending)
+        for task in tasks:  # the first failure in input order
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+        return [task.result() for task in tasks]
+
+    def close(self) -> None:
+        """Stop the executor after the calls in flight. Idempotent."""
+        self._executor.shutdown(wait=True)
+
+
+__all__ = ["DEFAULT_ASYNC_MARK", "AsyncRunner", "default_async", "native_async"]

@@ -1,0 +1,125 @@
+"""Pipelines written once, run by a synchronous or an asynchronous driver.
+
+The core's pipelines (add, search, the journaled write) are generators that *yield* every
+I/O step instead of doing it, and receive its result back::
+
+    def embed_query(embedder, query) -> Steps[list[float]]:
+        vectors = yield call(embedder.embed, [query], purpose="query")
+        return vectors[0]
+
+A step is a :class:`Call` (one function call, usually a provider method), a
+:class:`Gather` (several steps or sub-pipelines whose results are independent) or a
+:class:`Shielded` sub-pipeline (finished even if the caller is cancelled). Failures
+come back into the pipeline as the exception of the step, raised at its ``yield``, so
+``try``/``except`` and ``with`` work as in plain code.
+
+:func:`run` drives a pipeline in the calling thread (``Memory``): a ``Call`` is a direct
+call, a ``Gather`` runs its parts one after the other. The asynchronous driver
+(:mod:`memoweave.runtime.aio`, ``AsyncMemory``) awaits a provider's native ``a<name>``
+method when it has one, runs everything else in one bounded executor, and runs the parts
+of a ``Gather`` concurrently. So both APIs share every line of pipeline logic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, Union
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Call:
+    """Call ``fn(*args, **kwargs)``; the pipeline receives its return value."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Gather:
+    """Run independent ``parts`` (steps or pipelines); the pipeline receives their results
+    as a list, in order. If any part fails, the first failure is raised."""
+
+    parts: tuple[Part, ...]
+
+
+@dataclass(frozen=True)
+class Shielded:
+    """Run ``pipeline`` to its end even if the caller is cancelled meanwhile (the apply
+    phase of a write: a journaled write is never abandoned halfway)."""
+
+    pipeline: Generator[Any, Any, Any]
+
+
+Step = Union[Call, Gather, Shielded]
+Steps = Generator[Step, Any, T]
+"""A pipeline returning ``T``."""
+Part = Union[Call, Gather, Shielded, Generator[Step, Any, Any]]
+
+
+def call(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Call:
+    """The step calling ``fn(*args, **kwargs)``."""
+    return Call(fn, args, kwargs)
+
+
+def gather(*parts: Part) -> Gather:
+    """The step running ``parts`` independently (concurrently under ``AsyncMemory``)."""
+    return Gather(tuple(parts))
+
+
+def shielded(pipeline: Steps[T]) -> Shielded:
+    """The step running ``pipeline`` to its end whatever happens to the caller."""
+    return Shielded(pipeline)
+
+
+def run(pipeline: Steps[T]) -> T:
+    """Drive ``pipeline`` to its end in the calling thread; return its value."""
+    value: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            step = pipeline.send(value) if error is None else pipeline.throw(error)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        finally:
+            error = None  # drop the reference: no cycle through the traceback
+        try:
+            value = perform(step)
+        except BaseException as exc:  # re-raised inside the pipeline
+            value, error = None, exc
+
+
+def perform(step: Part) -> Any:
+    """The result of one step (or sub-pipeline) run synchronously."""
+    if isinstance(step, Call):
+        return step.fn(*step.args, **step.kwargs)
+    if isinstance(step, Gather):
+        return [perform(part) for part in step.parts]
+    if isinstance(step, Shielded):
+        return run(step.pipeline)
+    return run(step)
+
+
+def done(value: T) -> Steps[T]:
+    """A pipeline with no step that returns ``value`` (for branches with nothing to do)."""
+    return value
+    yield  # pragma: no cover - makes this a generator
+
+
+__all__ = [
+    "Call",
+    "Gather",
+    "Part",
+    "Shielded",
+    "Step",
+    "Steps",
+    "call",
+    "done",
+    "gather",
+    "perform",
+    "run",
+    "shielded",
+]

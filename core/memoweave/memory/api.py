@@ -14,7 +14,8 @@ its LLM call runs, and writes apply in call order per scope (see
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +205,30 @@ class Memory:
     def close(self) -> None:
         """Release the providers and the history database. Idempotent."""
         run(self._ops.close())
+
+    def _ensure_ready(self) -> None:
+        """Bind the collection and roll back writes a crash left half-done (once)."""
+        run(self._ops.ensure_ready())
+
+    @contextmanager
+    def _claimed(self, ids: Collection[str] | None = None) -> Iterator[None]:
+        """For tools writing beside the API (export, import): open the memory, then hold
+        the claims on ``ids`` (everything when ``None``) for the block, so no write of this
+        instance changes those memories meanwhile."""
+        self._ensure_ready()
+        coordinator = self._ops.coordinator
+        assert isinstance(coordinator, ThreadCoordinator)
+        if ids is None:
+            coordinator.acquire_all()
+        else:
+            coordinator.acquire(ids)
+        try:
+            yield
+        finally:
+            if ids is None:
+                coordinator.release_all()
+            else:
+                coordinator.release(ids)
 
     def __enter__(self) -> Memory:
         return self

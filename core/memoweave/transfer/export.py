@@ -54,8 +54,7 @@ def export_jsonl(
     store, history = providers.vector_store, providers.history
     node = scope.filter() if scope is not None else None
     memories = events = 0
-    with memory._lock:
-        memory._ensure_ready()
+    with memory._claimed():
         total = store.count(filter=node)
         source = {
             "collection": memory.config.collection_name,

@@ -37,6 +37,7 @@ from memoweave.memory import items as it
 from memoweave.memory.transaction import WritePlan, apply_plan
 from memoweave.memory.validate import check_bool
 from memoweave.providers.vector_store import StoredRecord, VectorRecord
+from memoweave.runtime.steps import run
 from memoweave.transfer.records import ImportRecord, check_header, parse_line
 
 Progress = Callable[[int, int], None]
@@ -116,8 +117,7 @@ def import_jsonl(
         )
     start = time.perf_counter()
     with _seekable(source) as path:
-        with memory._lock:
-            memory._ensure_ready()
+        memory._ensure_ready()
         checked = _check(memory, path, batch_size)
         report = ImportReport(records=checked.valid, invalid=checked.bad)
         if checked.bad and not skip_invalid:
@@ -132,7 +132,7 @@ def import_jsonl(
         skip = {e.line for e in checked.bad}
         done = 0
         for batch in _batches(_records(path, skip), batch_size):
-            with memory._lock:
+            with memory._claimed([r.id for r in batch]):
                 _write_batch(memory, batch, reuse_dims, report)
             done += len(batch)
             if progress is not None:
@@ -251,8 +251,7 @@ def _check(memory: Any, path: Path, batch_size: int) -> _Checked:
 
 def _check_owners(memory: Any, records: list[ImportRecord], checked: _Checked) -> None:
     store = memory._providers.vector_store
-    with memory._lock:
-        found = {r.id: r for r in store.get([r.id for r in records])}
+    found = {r.id: r for r in store.get([r.id for r in records])}
     for record in records:
         existing = found.get(record.id)
         if existing is not None and _scope_of(existing) != record.scope:
@@ -279,8 +278,7 @@ def _reusable_dims(memory: Any, samples: list[tuple[str, list[float]]]) -> int |
     (the same model), else ``None`` (every text is embedded again)."""
     if not samples:
         return None
-    with memory._lock:
-        fresh = memory._providers.embedder.embed([t for t, _ in samples], purpose="document")
+    fresh = memory._providers.embedder.embed([t for t, _ in samples], purpose="document")
     same = all(
         len(new) == len(old) and _cosine(new, old) >= SAME_EMBEDDER_COSINE
         for new, (_, old) in zip(fresh, samples, strict=True)
@@ -334,7 +332,7 @@ def _write_batch(
     if indexes is not None and plan.upserts:
         docs = [it.index_doc(r.id, r.payload) for r in plan.upserts]
         plan.on_commit.append(lambda conn: indexes.upsert(conn, docs))
-    apply_plan(plan, store, history, it.iso(it.utcnow()))
+    run(apply_plan(plan, store, history, it.iso(it.utcnow())))
 
 
 def _kept_vector(

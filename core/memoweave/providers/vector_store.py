@@ -67,6 +67,10 @@ EXPIRY_KEY = "expires_ts"
 """Payload key of a memory's expiry as a POSIX timestamp (a float, absent if it never
 expires); every read filters on it (missing or later than now), so stores should give it a
 numeric (float) index."""
+HASH_KEY = "hash"
+"""Payload key of the md5 of a memory's normalised text; every write looks its new texts
+up with a ``hash`` ``in`` filter (duplicate detection), so stores should give it a
+keyword index."""
 Payload = dict[str, Any]
 
 

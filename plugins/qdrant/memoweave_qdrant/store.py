@@ -18,6 +18,7 @@ from memoweave.filters.ast import FilterNode
 from memoweave.providers.file_lock import LockHeld
 from memoweave.providers.vector_store import (
     EXPIRY_KEY,
+    HASH_KEY,
     SCOPE_KEYS,
     STATUS_KEY,
     TEXT_FIELD,
@@ -120,7 +121,7 @@ class QdrantVectorStore(VectorStore):
                 f"asked for dims={dims} metric={metric!r}",
                 hint="Use another collection name, or drop the collection to recreate it.",
             )
-        keyword = (*SCOPE_KEYS, STATUS_KEY, LISTS_KEY)
+        keyword = (*SCOPE_KEYS, STATUS_KEY, HASH_KEY, LISTS_KEY)
         self._call(
             "create indexes", lambda: engine.ensure_indexes(keyword, (EXPIRY_KEY,), TEXT_FIELD)
         )

@@ -87,7 +87,10 @@ def open_connection(config: SqliteVecStoreConfig) -> Any:
             conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={config.synchronous}")
         with transaction(conn):
-            for statement in SCHEMA:
+            conn.execute(SCHEMA[0])
+            conn.execute(SCHEMA[1])
+            _add_missing_columns(conn)
+            for statement in SCHEMA[2:]:
                 conn.execute(statement)
     except BaseException:
         conn.close()
@@ -106,6 +109,29 @@ def transaction(conn: Any) -> Iterator[Any]:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def _add_missing_columns(conn: Any) -> None:
+    """Inside the schema transaction: add typed columns newer than the file, filled from
+    the payloads (so filters on them stay exact)."""
+    present = {row[1] for row in conn.execute("PRAGMA table_info(mw_records)")}
+    for key, (family, bit) in COLUMNS.items():
+        if key in present:
+            continue
+        conn.execute(
+            f"ALTER TABLE mw_records ADD COLUMN {key} {'TEXT' if family == 'text' else ''}"
+        )
+        kind, value = f"json_type(payload, '$.{key}')", f"json_extract(payload, '$.{key}')"
+        fits = (
+            f"{kind} = 'text' AND instr({value}, char(0)) = 0"
+            if family == "text"
+            else f"{kind} IN ('integer', 'real')"
+        )
+        conn.execute(
+            f"UPDATE mw_records SET {key} = CASE WHEN {fits} THEN {value} END, "
+            f"mw_other = mw_other | CASE WHEN NOT COALESCE({fits}, 0) "
+            f"AND COALESCE({kind}, 'null') != 'null' THEN {bit} ELSE 0 END"
+        )
 
 
 def _casefold(value: object) -> object:

@@ -26,15 +26,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memoweave.filters.ast import And, Comparison, FilterNode, Not, Or, Scalar
-from memoweave.providers.vector_store import EXPIRY_KEY, SCOPE_KEYS, STATUS_KEY
+from memoweave.providers.vector_store import EXPIRY_KEY, HASH_KEY, SCOPE_KEYS, STATUS_KEY
 
 TEXT, NUMBER = "text", "number"
 COLUMNS: dict[str, tuple[str, int]] = {
-    **{key: (TEXT, 1 << i) for i, key in enumerate(SCOPE_KEYS)},
-    STATUS_KEY: (TEXT, 1 << len(SCOPE_KEYS)),
-    EXPIRY_KEY: (NUMBER, 1 << (len(SCOPE_KEYS) + 1)),
+    key: (family, 1 << bit)
+    for bit, (key, family) in enumerate(
+        [*((k, TEXT) for k in (*SCOPE_KEYS, STATUS_KEY)), (EXPIRY_KEY, NUMBER), (HASH_KEY, TEXT)]
+    )
 }
-"""Payload keys copied into typed, indexed columns: key -> (family, bit in ``mw_other``)."""
+"""Payload keys copied into typed, indexed columns: key -> (family, bit in ``mw_other``).
+New keys go at the end: a key's bit is stored in every row."""
 _INT64 = 2**63
 _EXACT_FLOAT = 2.0**53
 _NUMBER_TYPES = "('integer', 'real')"

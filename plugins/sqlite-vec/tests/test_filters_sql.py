@@ -86,3 +86,24 @@ def test_scope_filters_use_the_indexes(tmp_path: Path) -> None:
         assert "USING INDEX" in plan, plan
     finally:
         store.close()
+
+
+def test_a_file_without_a_newer_typed_column_is_migrated(tmp_path: Path) -> None:
+    config = {"path": str(tmp_path / "v.db")}
+    store = load_registry().create("vector_store", "sqlite-vec", config)
+    store.ensure_collection("old", 8, "cosine")
+    payloads = [{"hash": "h1"}, {"hash": 7}, {}]
+    store.upsert([VectorRecord(kit_id(f"m{i}"), kit_vector(i), p) for i, p in enumerate(payloads)])
+    store._conn.execute("DROP INDEX mw_records_hash")
+    store._conn.execute("ALTER TABLE mw_records DROP COLUMN hash")  # as written before it
+    store._conn.execute("UPDATE mw_records SET mw_other = 0")
+    store.close()
+    reopened = load_registry().create("vector_store", "sqlite-vec", config)
+    try:
+        reopened.ensure_collection("old", 8, "cosine")
+        for raw in ({"hash": "h1"}, {"hash": 7}, {"hash": "*"}, {"hash": {"ne": "h1"}}):
+            node = parse_filter(raw)
+            expected = {kit_id(f"m{i}") for i, p in enumerate(payloads) if evaluate(node, p)}
+            assert {r.id for r in reopened.list(filter=node).records} == expected, raw
+    finally:
+        reopened.close()

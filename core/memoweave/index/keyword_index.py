@@ -35,7 +35,13 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS keyword_docs_user ON keyword_docs(user_id, status)",
     "CREATE INDEX IF NOT EXISTS keyword_docs_agent ON keyword_docs(agent_id, status)",
     "CREATE INDEX IF NOT EXISTS keyword_docs_run ON keyword_docs(run_id, status)",
+    "CREATE TABLE IF NOT EXISTS index_meta (name TEXT PRIMARY KEY, version INTEGER NOT NULL)",
 )
+LAYOUT_VERSION = 2
+"""1: ``keyword_fts`` rows had rowids of their own; 2: a memory's ``keyword_fts`` rowid is
+its ``keyword_docs`` rowid, so FTS rows are found through the indexed ``keyword_docs``
+(by id or by scope) instead of by scanning FTS5's unindexed columns."""
+_FTS_ROWIDS = "SELECT rowid FROM keyword_docs WHERE "
 MAX_QUERY_TOKENS = 64
 MAX_MATCHES = 20_000
 """Matching memories scored per query, at most, in scopes too large to cache."""
@@ -64,6 +70,7 @@ class KeywordIndex:
         with history.transaction() as conn:
             for statement in _SCHEMA:
                 conn.execute(statement)
+            _link_rowids(conn)
 
     def upsert(self, conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:
         """Inside a transaction: index ``docs``, replacing earlier rows of the same ids."""
@@ -71,24 +78,26 @@ class KeywordIndex:
         self.delete(conn, [d.memory_id for d in docs])
         rows = [(d, tokenize(d.text)) for d in docs]
         conn.executemany(
-            "INSERT INTO keyword_fts(memory_id, user_id, agent_id, run_id, status, tokens) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (d.memory_id, d.user_id, d.agent_id, d.run_id, d.status, " ".join(t))
-                for d, t in rows
-            ],
-        )
-        conn.executemany(
             "INSERT INTO keyword_docs(memory_id, user_id, agent_id, run_id, status, length) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [(d.memory_id, d.user_id, d.agent_id, d.run_id, d.status, len(t)) for d, t in rows],
+        )
+        conn.executemany(
+            "INSERT INTO keyword_fts(rowid, memory_id, user_id, agent_id, run_id, status, tokens) "
+            f"VALUES (({_FTS_ROWIDS}memory_id = ?), ?, ?, ?, ?, ?, ?)",
+            [
+                (d.memory_id, d.memory_id, d.user_id, d.agent_id, d.run_id, d.status, " ".join(t))
+                for d, t in rows
+            ],
         )
 
     def delete(self, conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
         """Inside a transaction: remove ``memory_ids`` from the index."""
         self._generation += 1
         ids = [(i,) for i in memory_ids]
-        conn.executemany("DELETE FROM keyword_fts WHERE memory_id = ?", ids)
+        conn.executemany(
+            f"DELETE FROM keyword_fts WHERE rowid IN ({_FTS_ROWIDS}memory_id = ?)", ids
+        )
         conn.executemany("DELETE FROM keyword_docs WHERE memory_id = ?", ids)
 
     def delete_scope(self, conn: sqlite3.Connection, scope: ScopeKeys) -> None:
@@ -96,7 +105,7 @@ class KeywordIndex:
         self._generation += 1
         clauses = " AND ".join(f"{k} = ?" for k in scope.as_dict())
         params = list(scope.as_dict().values())
-        conn.execute(f"DELETE FROM keyword_fts WHERE {clauses}", params)
+        conn.execute(f"DELETE FROM keyword_fts WHERE rowid IN ({_FTS_ROWIDS}{clauses})", params)
         conn.execute(f"DELETE FROM keyword_docs WHERE {clauses}", params)
 
     def reset(self) -> None:
@@ -175,3 +184,24 @@ class KeywordIndex:
             self._stats.clear()
         self._stats[key] = (version, int(count), average)
         return int(count), average
+
+
+def _link_rowids(conn: sqlite3.Connection) -> None:
+    """Inside the schema transaction: bring the tables to :data:`LAYOUT_VERSION` (one
+    pass over an index written by an older memoweave; nothing is dropped)."""
+    row = conn.execute("SELECT version FROM index_meta WHERE name = 'keyword'").fetchone()
+    if row is not None and row[0] >= LAYOUT_VERSION:
+        return
+    if conn.execute("SELECT 1 FROM keyword_fts LIMIT 1").fetchone() is not None:
+        columns = "memory_id, user_id, agent_id, run_id, status, tokens"
+        conn.execute(f"CREATE TEMP TABLE keyword_fts_v1 AS SELECT {columns} FROM keyword_fts")
+        conn.execute("DELETE FROM keyword_fts")
+        conn.execute(
+            f"INSERT INTO keyword_fts(rowid, {columns}) SELECT d.rowid, o.memory_id, o.user_id, "
+            "o.agent_id, o.run_id, o.status, o.tokens FROM keyword_fts_v1 AS o "
+            "JOIN keyword_docs AS d ON d.memory_id = o.memory_id"
+        )
+        conn.execute("DROP TABLE keyword_fts_v1")
+    conn.execute(
+        "INSERT OR REPLACE INTO index_meta(name, version) VALUES ('keyword', ?)", (LAYOUT_VERSION,)
+    )

@@ -104,7 +104,11 @@ class PostingsCache:
         version: Version,
         avg_length: float,
     ) -> ScopePostings:
-        rows = conn.execute(f"SELECT memory_id, tokens FROM keyword_fts WHERE {where}", params)
+        rows = conn.execute(  # through keyword_docs' scope index, never a scan of the FTS
+            "SELECT memory_id, tokens FROM keyword_fts "
+            f"WHERE rowid IN (SELECT rowid FROM keyword_docs WHERE {where})",
+            params,
+        )
         postings: dict[str, tuple[list[str], list[float]]] = {}
         docs = 0
         for memory_id, text_tokens in rows:

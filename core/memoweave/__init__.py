@@ -17,11 +17,12 @@ from memoweave.errors import (
     VectorStoreError,
 )
 from memoweave.hookspecs import hookimpl
-from memoweave.memory import Memory
+from memoweave.memory import AsyncMemory, Memory
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncMemory",
     "ConfigError",
     "DuplicateProviderError",
     "EmbeddingError",

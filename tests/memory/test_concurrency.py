@@ -22,6 +22,12 @@ from .conftest import MakeMemory
 WAIT = 10.0  # seconds: a generous bound for an event that must happen; never reached when green
 
 
+@pytest.fixture
+def api() -> str:
+    """Threads drive the sync API (test_async_concurrency.py covers AsyncMemory)."""
+    return "sync"
+
+
 def gated(answer: dict[str, Any], entered: threading.Event, release: threading.Event) -> Callable:
     """A scripted answer that signals ``entered``, then blocks until ``release``."""
 

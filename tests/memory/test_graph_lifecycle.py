@@ -40,8 +40,10 @@ def test_configured_graph_is_bound_and_cleared(make_memory: MakeMemory) -> None:
 
 
 def test_graph_store_instance_and_bad_instance(make_memory: MakeMemory) -> None:
+    ClosingGraph.closed = 0
     graph = ClosingGraph()
     memory = make_memory(graph_store=graph)
+    memory.close()
     memory.close()
     assert ClosingGraph.closed == 1
     with pytest.raises(ValidationError, match="graph_store"):

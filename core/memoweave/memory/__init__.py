@@ -1,5 +1,6 @@
 """The ``Memory`` API and its write pipeline."""
 
 from memoweave.memory.api import Memory
+from memoweave.memory.async_api import AsyncMemory
 
-__all__ = ["Memory"]
+__all__ = ["AsyncMemory", "Memory"]

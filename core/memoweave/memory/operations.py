@@ -40,6 +40,7 @@ from memoweave.memory.validate import (
 )
 from memoweave.memory.write_plan import PreparedWrite, WriteContext
 from memoweave.memory.writer import MemoryWriter
+from memoweave.providers.embedder import Embedder
 from memoweave.providers.graph_checks import graph_name_for
 from memoweave.providers.vector_store import StoredRecord
 from memoweave.retrieval import Retriever
@@ -68,6 +69,7 @@ class MemoryOperations:
             settings=providers.retrieval,
         )
         self._ready = False
+        self._closed = False
 
     # -- writes -----------------------------------------------------------------------------
 
@@ -337,7 +339,7 @@ class MemoryOperations:
         try:
             if self._ready:
                 return
-            dims = p.embedder.dims
+            dims = yield call(_dims_of, p.embedder)  # may ask a server (store-side embeddings)
             if dims is None:
                 probe = yield call(p.embedder.embed, ["dimension probe"], purpose="document")
                 dims = len(probe[0])
@@ -350,10 +352,14 @@ class MemoryOperations:
             self.coordinator.release_all()
 
     def close(self) -> Steps[None]:
-        """Release the providers and the history database, after the writes applying."""
+        """Release the providers and the history database, after the writes applying
+        (once: a second close does nothing)."""
         p = self.providers
         yield call(self.coordinator.acquire_all)
         try:
+            if self._closed:
+                return
+            self._closed = True
             for provider in (p.llm, p.embedder, p.vector_store, p.reranker, p.graph_store):
                 if provider is not None:
                     yield call(provider.close)
@@ -393,6 +399,10 @@ class MemoryOperations:
     def _window(self, scope: Scope) -> list[NormalizedMessage]:
         rows = self.providers.history.recent_messages(scope.key(), self.providers.window_messages)
         return [NormalizedMessage(r.role, r.content, r.id, r.name, (), r.created_at) for r in rows]
+
+
+def _dims_of(embedder: Embedder) -> int | None:
+    return embedder.dims
 
 
 def _optional_scope(user_id: Any, agent_id: Any, run_id: Any) -> Scope | None:

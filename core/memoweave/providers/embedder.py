@@ -15,9 +15,12 @@ length ``dims``. Contract details:
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Literal
+
+from memoweave.runtime.aio import default_async
 
 Purpose = Literal["document", "query"]
 
@@ -36,3 +39,20 @@ class Embedder(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """Release models or connections. Idempotent."""
+
+    # -- optional async twins (same contract). The defaults run the sync method in a worker
+    # thread; a provider with an async SDK overrides them with native async I/O, which
+    # AsyncMemory then awaits (it runs the sync methods of the others in its own bounded
+    # executor). See docs/plugins.md.
+
+    @default_async
+    async def aembed(
+        self, texts: Sequence[str], *, purpose: Purpose = "document"
+    ) -> list[list[float]]:
+        """Async :meth:`embed`."""
+        return await asyncio.to_thread(self.embed, texts, purpose=purpose)
+
+    @default_async
+    async def aclose(self) -> None:
+        """Async :meth:`close`."""
+        await asyncio.to_thread(self.close)

@@ -17,9 +17,12 @@ An LLM turns a list of chat messages into one response. Implementations must:
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
+
+from memoweave.runtime.aio import default_async
 
 Message = dict[str, Any]
 ResponseFormat = Union[None, Literal["json_object"], dict[str, Any]]
@@ -90,3 +93,33 @@ class LLM(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """Release connections. Idempotent."""
+
+    # -- optional async twins (same contract). The defaults run the sync method in a worker
+    # thread; a provider with an async SDK overrides them with native async I/O, which
+    # AsyncMemory then awaits (it runs the sync methods of the others in its own bounded
+    # executor). See docs/plugins.md.
+
+    @default_async
+    async def agenerate(
+        self,
+        messages: list[Message],
+        *,
+        response_format: ResponseFormat = None,
+        tools: list[dict[str, Any]] | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> LLMResponse:
+        """Async :meth:`generate`."""
+        return await asyncio.to_thread(
+            self.generate,
+            messages,
+            response_format=response_format,
+            tools=tools,
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
+
+    @default_async
+    async def aclose(self) -> None:
+        """Async :meth:`close`."""
+        await asyncio.to_thread(self.close)

@@ -9,9 +9,12 @@ Failures raise :class:`memoweave.errors.RerankerError`.
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from memoweave.runtime.aio import default_async
 
 
 @dataclass(frozen=True)
@@ -32,3 +35,20 @@ class Reranker(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """Release models or connections. Idempotent."""
+
+    # -- optional async twins (same contract). The defaults run the sync method in a worker
+    # thread; a provider with an async SDK overrides them with native async I/O, which
+    # AsyncMemory then awaits (it runs the sync methods of the others in its own bounded
+    # executor). See docs/plugins.md.
+
+    @default_async
+    async def arerank(
+        self, query: str, documents: Sequence[str], top_k: int
+    ) -> list[RankedDocument]:
+        """Async :meth:`rerank`."""
+        return await asyncio.to_thread(self.rerank, query, documents, top_k)
+
+    @default_async
+    async def aclose(self) -> None:
+        """Async :meth:`close`."""
+        await asyncio.to_thread(self.close)

@@ -48,12 +48,14 @@ Semantics every implementation must honour (checked by ``memoweave.testing``):
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from memoweave.filters.ast import FilterNode
+from memoweave.runtime.aio import default_async
 
 Metric = Literal["cosine", "dot", "euclidean"]
 TEXT_FIELD = "memory"
@@ -206,3 +208,71 @@ class VectorStore(ABC):
         deleting any record; one sentence per repair made. Run by ``memoweave doctor
         --repair``. The default has nothing to repair."""
         return []
+
+    # -- optional async twins (same contract). The defaults run the sync method in a worker
+    # thread; a provider with an async SDK overrides them with native async I/O, which
+    # AsyncMemory then awaits (it runs the sync methods of the others in its own bounded
+    # executor). See docs/plugins.md.
+
+    @default_async
+    async def aensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
+        """Async :meth:`ensure_collection`."""
+        await asyncio.to_thread(self.ensure_collection, name, dims, metric)
+
+    @default_async
+    async def aupsert(self, records: Sequence[VectorRecord]) -> None:
+        """Async :meth:`upsert`."""
+        await asyncio.to_thread(self.upsert, records)
+
+    @default_async
+    async def asearch(
+        self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
+    ) -> list[SearchHit]:
+        """Async :meth:`search`."""
+        return await asyncio.to_thread(self.search, vector, top_k=top_k, filter=filter)
+
+    @default_async
+    async def aget(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredRecord]:
+        """Async :meth:`get`."""
+        return await asyncio.to_thread(self.get, ids, with_vectors=with_vectors)
+
+    @default_async
+    async def adelete(self, ids: Sequence[str]) -> None:
+        """Async :meth:`delete`."""
+        await asyncio.to_thread(self.delete, ids)
+
+    @default_async
+    async def aupdate(
+        self, id: str, *, vector: Sequence[float] | None = None, payload: Payload | None = None
+    ) -> None:
+        """Async :meth:`update`."""
+        await asyncio.to_thread(self.update, id, vector=vector, payload=payload)
+
+    @default_async
+    async def alist(
+        self, *, filter: FilterNode | None = None, limit: int = 100, cursor: str | None = None
+    ) -> Page:
+        """Async :meth:`list`."""
+        return await asyncio.to_thread(self.list, filter=filter, limit=limit, cursor=cursor)
+
+    @default_async
+    async def acount(self, *, filter: FilterNode | None = None) -> int:
+        """Async :meth:`count`."""
+        return await asyncio.to_thread(self.count, filter=filter)
+
+    @default_async
+    async def adrop_collection(self) -> None:
+        """Async :meth:`drop_collection`."""
+        await asyncio.to_thread(self.drop_collection)
+
+    @default_async
+    async def akeyword_search(
+        self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
+    ) -> list[SearchHit]:
+        """Async :meth:`keyword_search`."""
+        return await asyncio.to_thread(self.keyword_search, text, top_k=top_k, filter=filter)
+
+    @default_async
+    async def aclose(self) -> None:
+        """Async :meth:`close`."""
+        await asyncio.to_thread(self.close)

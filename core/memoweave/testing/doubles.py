@@ -10,8 +10,10 @@ tests must run the conformance kit against their real provider instead.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import hashlib
+import inspect
 import json
 import math
 import re
@@ -68,7 +70,7 @@ class ScriptedLLM(LLM):
     When the queue is empty it returns ``default`` (as an answer) if one was given, else it
     raises ``LLMError``. Usage is reported as characters / 4 (prompt: the text of all
     messages; completion: the answer). ``latency_s`` sleeps before each answer
-    (benchmarks). Thread-safe.
+    (benchmarks). Thread-safe; ``agenerate`` is a native async twin (an async SDK).
     """
 
     def __init__(
@@ -124,6 +126,40 @@ class ScriptedLLM(LLM):
             "temperature": temperature,
             "max_tokens": max_tokens,
         }
+        answer = self._next(messages, kwargs)
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        return self._respond(answer, messages)
+
+    async def agenerate(
+        self,
+        messages: list[Message],
+        *,
+        response_format: ResponseFormat = None,
+        tools: list[dict[str, Any]] | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> LLMResponse:
+        """The native async twin (like an async SDK): the same queue and records;
+        ``latency_s`` is awaited, never blocking the loop; a callable answer may return an
+        awaitable, which is awaited."""
+        kwargs = {
+            "response_format": response_format,
+            "tools": tools,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+        }
+        answer = self._next(messages, kwargs)
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        if callable(answer) and not isinstance(answer, (LLMResponse, type)):
+            answer = answer(messages)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        return self._respond(answer, messages)
+
+    def _next(self, messages: list[Message], kwargs: dict[str, Any]) -> Answer:
+        """Record one call and pop its answer."""
         with self._lock:
             self.calls.append(LLMCall(copy.deepcopy(list(messages)), kwargs))
             number = len(self.calls)
@@ -136,9 +172,7 @@ class ScriptedLLM(LLM):
                     f"ScriptedLLM has no scripted answer left for call #{number}",
                     hint="Script more answers (ScriptedLLM([...]) or .push()) or set default=.",
                 )
-        if self.latency_s:
-            time.sleep(self.latency_s)
-        return self._respond(answer, messages)
+        return answer
 
     def _respond(self, answer: Answer, messages: list[Message]) -> LLMResponse:
         if isinstance(answer, BaseException):

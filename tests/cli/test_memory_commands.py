@@ -176,3 +176,21 @@ def test_missing_config_file_is_a_config_error(tmp_path: Any, cli_onnx_available
     )
     assert result.exit_code == 2
     assert "error[config_error]" in result.stderr and "absent.yaml" in result.stderr
+
+
+def test_invalid_utf8_and_control_characters_are_handled(cli_invoke: Any) -> None:
+    """Issue 9, items 8 and 10: undecodable input is a typed error; stored control
+    characters and bidi overrides are shown escaped, never sent to the terminal."""
+    surrogate = cli_invoke("add", "caf\udce9 au lait", "--user-id", "alice")
+    assert surrogate.exit_code == 2 and "error[validation_error]" in surrogate.stderr
+    assert "lone surrogate" in surrogate.stderr
+    latin1 = cli_invoke("add", "--user-id", "alice", input=b"caf\xe9 au lait")
+    assert latin1.exit_code == 2 and "stdin is not valid utf-8" in latin1.stderr
+    added = _add(
+        cli_invoke, "I read \u202eevil\u202c books", "--no-infer", "--metadata", "note=\x1b[2J"
+    )
+    listed = cli_invoke("list", "--user-id", "alice")
+    assert listed.exit_code == 0
+    assert "\x1b" not in listed.output and "\u202e" not in listed.output
+    assert "\\x1b[2J" in listed.output and "\\u202e" in listed.output
+    assert added[0]["id"] in listed.output

@@ -7,8 +7,13 @@ import random
 import time
 from collections.abc import Callable
 
+import pytest
+
+from memoweave import ValidationError
 from memoweave.index.entities import extract_entities
 from memoweave.index.tokenize import tokenize
+
+from .conftest import MakeMemory
 
 _WORDS = (
     'Caroline went to New York with Dr. Seuss on 8 May 2023. The LGBTQ group met at "Moby '
@@ -61,3 +66,26 @@ def test_linear_rewrite_finds_the_same_entities() -> None:
     )  # fmt: skip
     assert "when" not in extract_entities("x.\n   When Caroline came")
     assert extract_entities("   The Eiffel Tower") == ("eiffel tower", "eiffel", "tower")
+
+
+def test_add_and_update_of_one_megabyte_take_linear_time(make_memory: MakeMemory) -> None:
+    """Through every core step (validation, entity links, BM25 postings, history, journal):
+    1 MB within 200x of 10 KB (100x the text). Beyond ``limits.max_text_chars`` (default
+    200,000) the same call is refused before anything is done."""
+    with pytest.raises(ValidationError, match="the limit is 200000"):
+        make_memory().add(_text(1_000_000, 0), user_id="u", infer=False)
+    mem = make_memory({"limits": {"max_text_chars": 2_000_000}})
+    mem.add("warm the caches", user_id="u", infer=False)
+
+    def add_then_update(chars: int) -> tuple[float, float]:
+        start = time.perf_counter()
+        memory_id = mem.add(_text(chars, 1), user_id="u", infer=False)["results"][0]["id"]
+        added = time.perf_counter()
+        mem.update(memory_id, _text(chars, 2))
+        return added - start, time.perf_counter() - added
+
+    small_add, small_update = add_then_update(10_000)
+    large_add, large_update = add_then_update(1_000_000)
+    assert large_add < 200 * small_add, (large_add, small_add)
+    assert large_update < 200 * small_update, (large_update, small_update)
+    assert mem.search("Caroline", user_id="u")["results"]

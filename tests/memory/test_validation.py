@@ -9,6 +9,15 @@ import pytest
 from memoweave import FilterError, MemoweaveError, ValidationError
 from memoweave.memory import Memory
 
+
+def _deep(depth: int) -> Any:
+    """A value nesting dicts and lists ``2 * depth`` levels deep."""
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = {"k": [value]}
+    return value
+
+
 BAD_ADD_CALLS: list[tuple[str, Any, dict[str, Any]]] = [
     ("no scope", "I like tea.", {}),
     ("scope not a string", "I like tea.", {"user_id": 42}),
@@ -31,7 +40,31 @@ BAD_ADD_CALLS: list[tuple[str, Any, dict[str, Any]]] = [
     ("bad expiration", "I like tea.", {"user_id": "alice", "expiration_date": "next week"}),
     ("bad memory type", "I like tea.", {"user_id": "alice", "memory_type": "episodic"}),
     ("prompt not str", "I like tea.", {"user_id": "alice", "prompt": 3}),
-]
+    # issue 9, item 8: hostile values that used to raise tracebacks or be mangled
+    ("lone surrogate", "I like \udcff tea.", {"user_id": "alice"}),
+    ("surrogate in part", [{"role": "user", "content": [{"type": "text", "text": "\ud800"}]}],
+     {"user_id": "alice"}),
+    ("surrogate in prompt", "I like tea.", {"user_id": "alice", "prompt": "x\udc80"}),
+    ("surrogate in id", "I like tea.", {"user_id": "al\udcffice"}),
+    ("line separator in id", "I like tea.", {"user_id": "alice\u2028"}),
+    ("zero-width space in id", "I like tea.", {"user_id": "ali\u200bce"}),
+    ("bidi override in id", "I like tea.", {"user_id": "\u202ealice"}),
+    ("message id too long", [{"role": "user", "content": "hi there", "id": "m" * 100_000}],
+     {"user_id": "alice"}),
+    ("message id zero-width", [{"role": "user", "content": "hi there", "id": "m\u200b"}],
+     {"user_id": "alice"}),
+    ("message id huge int", [{"role": "user", "content": "hi there", "id": 10**200}],
+     {"user_id": "alice"}),
+    ("created_at garbage", [{"role": "user", "content": "hi there", "created_at": "garbage"}],
+     {"user_id": "alice"}),
+    ("metadata nested deep", "I like tea.", {"user_id": "alice", "metadata": {"x": _deep(5000)}}),
+    ("metadata int beyond int64", "I like tea.", {"user_id": "alice", "metadata": {"n": 2**63}}),
+    ("metadata nan", "I like tea.", {"user_id": "alice", "metadata": {"f": float("nan")}}),
+    ("metadata inf", "I like tea.", {"user_id": "alice", "metadata": {"f": [float("inf")]}}),
+    ("metadata surrogate", "I like tea.", {"user_id": "alice", "metadata": {"s": "\udcff"}}),
+    ("metadata non-string key", "I like tea.", {"user_id": "alice", "metadata": {"d": {1: 2}}}),
+    ("text beyond the limit", "x" * 200_001, {"user_id": "alice"}),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -60,6 +93,9 @@ def test_bad_add_is_rejected_and_writes_nothing(
         {"query": "tea", "filters": {"user_id": "alice"}, "rerank": 1},
         {"query": "tea", "filters": "user_id=alice"},
         {"query": "tea", "filters": {"user_id": "alice"}, "user_id": "bob"},
+        {"query": "tea \udcff", "filters": {"user_id": "alice"}},
+        {"query": "tea", "filters": {"user_id": "alice", "x": _deep(5000)}},
+        {"query": "tea", "filters": {"user_id": "alice", "OR": [_deep(40)]}},
     ],
 )
 def test_bad_search_is_rejected(memory: Memory, kwargs: dict[str, Any]) -> None:
@@ -89,7 +125,15 @@ def test_bad_memory_ids(memory: Memory, bad_id: Any) -> None:
 
 def test_update_needs_something_to_change(memory: Memory) -> None:
     memory_id = memory.add("I like tea.", user_id="alice")["results"][0]["id"]
-    for kwargs in ({}, {"text": "  "}, {"text": "a", "data": "b"}, {"metadata": {"run_id": "r"}}):
+    for kwargs in (
+        {},
+        {"text": "  "},
+        {"text": "a", "data": "b"},
+        {"metadata": {"run_id": "r"}},
+        {"text": "bad \ud800 text"},
+        {"text": "x" * 200_001},
+        {"metadata": {"deep": _deep(5000)}},
+    ):
         with pytest.raises(ValidationError):
             memory.update(memory_id, **kwargs)
     assert memory.get(memory_id)["memory"] == "I like tea."

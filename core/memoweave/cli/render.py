@@ -1,13 +1,31 @@
-"""Rich tables for memories, search results, add results and history events."""
+"""Rich tables for memories, search results, add results and history events.
+
+Every stored string is shown through :func:`printable`: control characters (terminal
+escapes, NUL, backspace...) and bidirectional overrides are shown escaped (``\\x1b``), so
+a memory cannot clear the screen, set the terminal title or reorder what is displayed.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(value: Any) -> str:
+    """``str(value)`` with control characters and bidi overrides escaped."""
+    return _UNSAFE.sub(_escape, str(value))
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _short_date(value: Any) -> str:
@@ -24,13 +42,13 @@ def _date(value: Any) -> str:
 
 def _meta(item: Mapping[str, Any]) -> str:
     metadata = item.get("metadata") or {}
-    return ", ".join(f"{k}={v}" for k, v in metadata.items()) or ""
+    return printable(", ".join(f"{k}={v}" for k, v in metadata.items()))
 
 
 def _with_id(text: Any, memory_id: Any) -> Text:
     """The memory text with its id on a dim second line (keeps tables narrow)."""
-    cell = Text(str(text or ""))
-    cell.append(f"\n{memory_id}", style="dim")
+    cell = Text(printable(text or ""))
+    cell.append(f"\n{printable(memory_id)}", style="dim")
     return cell
 
 
@@ -39,7 +57,7 @@ def memories_table(items: Sequence[Mapping[str, Any]], *, title: str) -> Table:
     metadata (if any is set)."""
     show_status = any(item.get("superseded_by") for item in items)
     show_meta = any(item.get("metadata") for item in items)
-    table = Table(title=title, title_justify="left")
+    table = Table(title=Text(printable(title)), title_justify="left")
     table.add_column("memory / id", ratio=1, min_width=38)
     table.add_column("observed", no_wrap=True)
     if show_status:
@@ -62,7 +80,7 @@ def memories_table(items: Sequence[Mapping[str, Any]], *, title: str) -> Table:
 def search_table(results: Sequence[Mapping[str, Any]], *, title: str, explain: bool) -> Table:
     """One row per hit, best first; with ``explain`` one column per signal that scored any
     hit (rank, score and share of the final score)."""
-    table = Table(title=title, title_justify="left")
+    table = Table(title=Text(printable(title)), title_justify="left")
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("memory / id", ratio=1, min_width=38)
@@ -101,7 +119,7 @@ def _signal_cell(signal: Mapping[str, Any] | None) -> str:
 
 def add_table(results: Sequence[Mapping[str, Any]], *, title: str = "Changes") -> Table:
     """One row per change an ``add`` made (ADD, UPDATE, SUPERSEDE, DELETE)."""
-    table = Table(title=title, title_justify="left")
+    table = Table(title=Text(printable(title)), title_justify="left")
     table.add_column("event", no_wrap=True)
     table.add_column("memory / id", ratio=1, min_width=38)
     styles = {"ADD": "green", "UPDATE": "yellow", "SUPERSEDE": "magenta", "DELETE": "red"}
@@ -116,7 +134,7 @@ def add_table(results: Sequence[Mapping[str, Any]], *, title: str = "Changes") -
 
 def history_table(events: Sequence[Mapping[str, Any]], *, title: str) -> Table:
     """One row per history event, oldest first."""
-    table = Table(title=title, title_justify="left")
+    table = Table(title=Text(printable(title)), title_justify="left")
     table.add_column("when", no_wrap=True)
     table.add_column("event", no_wrap=True)
     table.add_column("old", ratio=1)
@@ -125,8 +143,8 @@ def history_table(events: Sequence[Mapping[str, Any]], *, title: str) -> Table:
         table.add_row(
             _short_date(event.get("updated_at") or event.get("created_at")),
             str(event.get("event")),
-            Text(str(event.get("old_memory") or "")),
-            Text(str(event.get("new_memory") or "")),
+            Text(printable(event.get("old_memory") or "")),
+            Text(printable(event.get("new_memory") or "")),
         )
     return table
 

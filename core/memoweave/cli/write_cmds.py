@@ -32,7 +32,14 @@ def _read_text(text: str | None) -> str:
         raise ValidationError(
             "no text to add", hint="Pass the text as an argument or pipe it on stdin."
         )
-    return stream.read()
+    try:
+        return stream.read()
+    except UnicodeDecodeError as exc:
+        raise ValidationError(
+            f"stdin is not valid {exc.encoding}: byte {exc.object[exc.start]:#04x} at offset "
+            f"{exc.start}",
+            hint="Pipe UTF-8 text (e.g. iconv -f latin1 -t utf-8), or pass the text as TEXT.",
+        ) from None
 
 
 @click.command()

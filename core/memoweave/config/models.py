@@ -22,7 +22,7 @@ from memoweave.config.base import ConfigModel, raw_validation_errors
 from memoweave.config.diagnostics import Locator, config_error, from_pydantic, relocate
 from memoweave.config.interpolate import interpolate
 from memoweave.config.mem0 import looks_like_mem0, translate_mem0
-from memoweave.config.sections import ExtractionConfig, RetrievalConfig
+from memoweave.config.sections import ExtractionConfig, LimitsConfig, RetrievalConfig
 from memoweave.config.server import ServerConfig
 from memoweave.config.yaml_source import read_yaml
 from memoweave.errors import ConfigError
@@ -57,6 +57,7 @@ class MemoryConfig(ConfigModel):
     extraction: ExtractionConfig = Field(default_factory=lambda: ExtractionConfig())
     retrieval: RetrievalConfig = Field(default_factory=lambda: RetrievalConfig())
     server: ServerConfig = Field(default_factory=lambda: ServerConfig())
+    limits: LimitsConfig = Field(default_factory=lambda: LimitsConfig())
 
     _source: str | None = PrivateAttr(default=None)
     _locate: Locator | None = PrivateAttr(default=None)

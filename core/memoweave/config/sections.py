@@ -62,3 +62,15 @@ class RetrievalConfig(ConfigModel):
     rerank_top_n: int = Field(
         default=20, ge=1, le=200, description="Fused results passed to the reranker."
     )
+
+
+class LimitsConfig(ConfigModel):
+    """Input limits the public API enforces with a ``ValidationError`` (see RELIABILITY.md)."""
+
+    max_text_chars: int = Field(
+        default=200_000,
+        ge=1,
+        le=100_000_000,
+        description="Characters one add() (all its messages together) or update() may carry. "
+        "Every step is linear in the text; 200,000 characters take about a second.",
+    )

@@ -29,6 +29,8 @@ LOGICAL_KEYS = ("AND", "OR", "NOT")
 _NUMERIC_OPS = frozenset({"gt", "gte", "lt", "lte"})
 _LIST_OPS = frozenset({"in", "nin"})
 _NODE_TYPES = (Comparison, And, Or, Not)
+MAX_FILTER_DEPTH = 32
+"""How deeply the dicts and lists of one filter may nest (``{"AND": [{...}]}`` is 3)."""
 
 
 def parse_filter(spec: Mapping[str, Any] | FilterNode | None) -> FilterNode | None:
@@ -45,7 +47,22 @@ def parse_filter(spec: Mapping[str, Any] | FilterNode | None) -> FilterNode | No
         _fail("$", f"a filter must be a dict, got {_type_name(spec)}")
     if not spec:
         return None
+    if _nesting_exceeds(spec, MAX_FILTER_DEPTH):
+        _fail("$", f"the filter nests dicts and lists more than {MAX_FILTER_DEPTH} levels deep")
     return _parse_object(spec, "$")
+
+
+def _nesting_exceeds(value: Any, limit: int) -> bool:
+    """Whether dicts and lists inside ``value`` nest deeper than ``limit`` (no recursion,
+    so a hostile filter cannot exhaust the stack)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, Mapping) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (Mapping, list, tuple)))
+    return False
 
 
 def _parse_object(spec: Mapping[Any, Any], path: str) -> FilterNode:

@@ -3,7 +3,9 @@
 Accepted: a string (one user message), a dict (one message) or a list of dicts with
 ``role`` (``user``, ``assistant``, ``system``, ``tool``) and ``content`` (a string or a list
 of parts: ``{"type": "text", "text": ...}`` / ``{"type": "image_url", "image_url": ...}``).
-``name`` becomes the message's actor id; ``id`` is kept as its message id (else generated).
+``name`` becomes the message's actor id; ``id`` is kept as its message id (else generated);
+both follow the id rules of :func:`memoweave.memory.scope.validate_identifier`.
+``created_at`` (ISO 8601) is normalised to UTC ISO form, so the window sorts correctly.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memoweave.errors import ValidationError
+from memoweave.memory.items import iso
 from memoweave.memory.scope import validate_identifier
+from memoweave.memory.validate import check_text, check_timestamp
 
 ROLES = ("user", "assistant", "system", "tool")
 MAX_MESSAGES = 1000
@@ -73,19 +77,23 @@ def _normalize_one(index: int, message: Any) -> NormalizedMessage:
         raise ValidationError(
             f"{where}.id must be a string or integer", hint="Use your message ids as strings."
         )
+    message_id = validate_identifier(f"{where}.id", str(message_id))
     created_at = message.get("created_at")
-    if created_at is not None and not isinstance(created_at, str):
-        raise ValidationError(
-            f"{where}.created_at must be an ISO 8601 string", hint="e.g. '2023-05-08T13:56:00'."
-        )
+    if created_at is not None:
+        if not isinstance(created_at, str):
+            raise ValidationError(
+                f"{where}.created_at must be an ISO 8601 string",
+                hint="e.g. '2023-05-08T13:56:00'.",
+            )
+        created_at = iso(check_timestamp(f"{where}.created_at", created_at))
     return NormalizedMessage(
-        role=role, text=text, id=str(message_id), name=name, images=images, created_at=created_at
+        role=role, text=text, id=message_id, name=name, images=images, created_at=created_at
     )
 
 
 def _content(where: str, content: Any) -> tuple[str, tuple[dict[str, Any], ...]]:
     if isinstance(content, str):
-        return content, ()
+        return check_text(f"{where}.content", content), ()
     if isinstance(content, Mapping):
         content = [content]
     if not isinstance(content, list):
@@ -98,7 +106,7 @@ def _content(where: str, content: Any) -> tuple[str, tuple[dict[str, Any], ...]]
     for j, part in enumerate(content):
         kind = part.get("type") if isinstance(part, Mapping) else None
         if kind == "text" and isinstance(part.get("text"), str):
-            texts.append(part["text"])
+            texts.append(check_text(f"{where}.content[{j}].text", part["text"]))
         elif kind == "image_url" and part.get("image_url"):
             images.append(dict(part))
         else:

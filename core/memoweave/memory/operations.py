@@ -35,6 +35,8 @@ from memoweave.memory.validate import (
     check_memory_id,
     check_observed_at,
     check_query,
+    check_text,
+    check_text_size,
     check_threshold,
     check_top_k,
 )
@@ -68,6 +70,7 @@ class MemoryOperations:
             reranker=providers.reranker,
             settings=providers.retrieval,
         )
+        self._max_text = providers.config.limits.max_text_chars
         self._ready = False
         self._closed = False
 
@@ -90,10 +93,13 @@ class MemoryOperations:
         """See :meth:`memoweave.Memory.add`."""
         scope = Scope.of(user_id=user_id, agent_id=agent_id, run_id=run_id, operation="add()")
         normalized = normalize_messages(messages)
+        check_text_size("messages", sum(len(m.text) for m in normalized), self._max_text)
         meta = it.validate_metadata(metadata)
         check_bool("infer", infer)
         if prompt is not None and not isinstance(prompt, str):
             raise ValidationError("prompt must be a string", hint="Pass prompt='...' or omit it.")
+        if prompt is not None:
+            check_text("prompt", prompt)
         expiration = check_expiration(expiration_date)
         now = it.utcnow()
         observed = check_observed_at(observed_at) or now
@@ -154,6 +160,9 @@ class MemoryOperations:
             raise ValidationError(
                 "text must be a non-empty string", hint="Pass the new memory text."
             )
+        if text is not None:
+            check_text_size("text", len(text), self._max_text)
+            check_text("text", text)
         meta = it.validate_metadata(metadata) if metadata is not None else None
         if text is None and meta is None:
             raise ValidationError(

@@ -4,6 +4,7 @@ with a hint, before anything is read or written."""
 from __future__ import annotations
 
 import math
+import re
 import uuid
 from collections.abc import Mapping
 from datetime import date, datetime, timezone
@@ -14,6 +15,31 @@ from memoweave.memory.scope import validate_identifier
 
 MAX_QUERY_CHARS = 8_000
 MAX_TOP_K = 1_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(name: str, text: str) -> str:
+    """``text`` must be valid Unicode: a lone surrogate (what undecodable bytes become
+    with ``errors="surrogateescape"``) cannot be stored or sent to a model."""
+    found = _SURROGATE.search(text)
+    if found is not None:
+        raise ValidationError(
+            f"{name} contains the lone surrogate U+{ord(found.group()):04X} at index "
+            f"{found.start()}, which is not valid Unicode",
+            hint="Decode your input as UTF-8 (errors='replace' if it may be broken).",
+        )
+    return text
+
+
+def check_text_size(name: str, chars: int, limit: int) -> None:
+    """At most ``limit`` characters (``limits.max_text_chars`` of the configuration)."""
+    if chars > limit:
+        raise ValidationError(
+            f"{name} is {chars} characters; the limit is {limit}",
+            hint="Split the text into several calls, or raise limits.max_text_chars in the "
+            "configuration.",
+            details={"chars": chars, "limit": limit},
+        )
 
 
 def check_bool(name: str, value: Any) -> bool:
@@ -59,7 +85,7 @@ def check_query(query: Any) -> str:
             f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}",
             hint="Search with a shorter query (the last user turn, not the whole chat).",
         )
-    return query
+    return check_text("query", query)
 
 
 def check_top_k(top_k: Any) -> int:

@@ -98,12 +98,12 @@ class Written:
 
 
 def new_text(action: WriteAction) -> str | None:
-    """The whitespace-folded text ``action`` stores, or ``None``."""
+    """The text ``action`` stores (:func:`memoweave.memory.items.memory_text`), or ``None``."""
     if isinstance(action, (SoftDeleteMemory, DeleteMemory)):
         return None
     if isinstance(action, EditMemory) and action.text is None:
         return None
-    text = " ".join(str(action.text).split())
+    text = it.memory_text(str(action.text))
     return text or None
 
 

@@ -39,12 +39,12 @@ def _is_statement(sentence: str) -> bool:
 
 def extract_statements(text: str) -> list[str]:
     """The declarative sentences of ``text``, in order, without duplicates."""
-    out: list[str] = []
+    out: dict[str, None] = {}
     for sentence in _SENTENCE.split(text):
         cleaned = " ".join(sentence.split())
-        if _is_statement(cleaned) and cleaned not in out:
-            out.append(cleaned)
-    return out
+        if cleaned not in out and _is_statement(cleaned):
+            out[cleaned] = None
+    return list(out)
 
 
 class OfflineStrategy:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from memoweave.index.contracts import Database, ScopeKeys
 from memoweave.index.entity_index import EntityIndex
 from memoweave.index.keyword_index import KeywordDoc, KeywordIndex
+from memoweave.index.tokenize import preload
 
 
 @dataclass
@@ -27,6 +28,8 @@ class SideIndexes:
     @classmethod
     def open(cls, history: Database, *, keyword: bool) -> SideIndexes:
         """Create the tables if needed; ``keyword=False`` skips the keyword index."""
+        if keyword:
+            preload()  # the first search tokenises its query
         return cls(KeywordIndex(history) if keyword else None, EntityIndex(history))
 
     def upsert(self, conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:

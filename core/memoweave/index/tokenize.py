@@ -9,6 +9,7 @@ becomes its overlapping character bigrams (and the single character for a run of
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -28,13 +29,25 @@ def _strip_suffix(word: str) -> str:
     return word
 
 
+_LOADING = threading.Lock()
+
+
 @lru_cache(maxsize=1)
 def _lemmatizer():  # type: ignore[no-untyped-def]
-    try:
-        import simplemma
-    except ImportError:
-        return _strip_suffix
+    with _LOADING:  # one dictionary load, even when preload() runs it on another thread
+        try:
+            import simplemma
+        except ImportError:
+            return _strip_suffix
+        simplemma.lemmatize("loading", lang="en")  # reads the English dictionary (~0.5 s)
     return lambda word: simplemma.lemmatize(word, lang="en").lower()
+
+
+def preload() -> None:
+    """Load the lemma dictionary on a daemon thread, so the first query does not wait
+    for it (it overlaps the embedding model's load when a ``Memory`` opens)."""
+    if _lemmatizer.cache_info().currsize == 0 and not _LOADING.locked():
+        threading.Thread(target=_lemmatizer, daemon=True).start()
 
 
 @lru_cache(maxsize=65536)

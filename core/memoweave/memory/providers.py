@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from memoweave.config.models import MemoryConfig, ProviderSpec
 from memoweave.config.sections import ExtractionConfig, RetrievalConfig
@@ -20,6 +22,7 @@ from memoweave.providers.reranker import Reranker
 from memoweave.providers.store_embedder import StoreEmbedder
 from memoweave.providers.vector_store import VectorStore
 
+T = TypeVar("T")
 _INTERFACES: dict[str, type] = {
     "llm": LLM,
     "embedder": Embedder,
@@ -127,14 +130,28 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
             registry = load_registry()
         built[kind] = registry.create(kind, spec.provider, spec.config)
     store: VectorStore = built["vector_store"]
+    given = built["embedder"]
+    # the embedder (a model load, typically the slowest step) is made on another thread
+    # while this one opens the history and the side indexes
+    pending = _Background(lambda: _embedder_for(store, given, registry))
     try:
-        built["embedder"] = _embedder_for(store, built["embedder"], registry)
         history = HistoryStore(cfg.history_db_path or default_history_path())
+        try:
+            indexes = SideIndexes.open(
+                history, keyword=use_core_keyword_index(cfg.retrieval, store)
+            )
+        except BaseException:
+            history.close()
+            raise
     except BaseException:
+        with contextlib.suppress(Exception):
+            made = pending.result()
+            if made is not given:
+                made.close()
         _close_built(built, overrides)
         raise
     try:
-        indexes = SideIndexes.open(history, keyword=use_core_keyword_index(cfg.retrieval, store))
+        built["embedder"] = pending.result()
     except BaseException:
         history.close()
         _close_built(built, overrides)
@@ -171,6 +188,28 @@ def _embedder_for(store: VectorStore, embedder: Embedder | None, registry: Any) 
         registry = load_registry()
     spec = default_embedder()
     return registry.create("embedder", spec.provider, spec.config)
+
+
+class _Background(Generic[T]):
+    """``fn()`` running on a daemon thread; :meth:`result` waits, then returns or raises."""
+
+    def __init__(self, fn: Callable[[], T]) -> None:
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(fn,), daemon=True)
+        self._thread.start()
+
+    def _run(self, fn: Callable[[], T]) -> None:
+        try:
+            self._value = fn()
+        except BaseException as exc:  # re-raised by result() on the caller's thread
+            self._error = exc
+
+    def result(self) -> T:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]
 
 
 def _close_built(built: dict[str, Any], overrides: dict[str, Any]) -> None:

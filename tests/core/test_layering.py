@@ -1,5 +1,5 @@
-"""The core packages' layering: ``runtime`` and ``index`` below ``retrieval`` below
-``memory``.
+"""The core packages' layering: ``runtime`` and ``index`` below ``graph`` below
+``retrieval`` below ``memory``.
 
 Every import counts, including those inside functions and ``TYPE_CHECKING`` blocks, so a
 lazy import cannot hide a cycle.
@@ -17,7 +17,8 @@ import memoweave
 CORE = Path(memoweave.__file__).resolve().parent
 FORBIDDEN = {
     "runtime": ("memoweave.memory", "memoweave.retrieval", "memoweave.index"),
-    "index": ("memoweave.memory", "memoweave.retrieval"),
+    "index": ("memoweave.memory", "memoweave.retrieval", "memoweave.graph"),
+    "graph": ("memoweave.memory", "memoweave.retrieval"),
     "retrieval": ("memoweave.memory",),
 }
 

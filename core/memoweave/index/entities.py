@@ -51,11 +51,17 @@ _SENTENCE_PUNCTUATION = frozenset(".!?:;")
 _CONNECTORS = frozenset({"of", "de", "van", "von", "da", "del", "la", "le", "&"})
 
 
-def _norm(text: str) -> str:
+def normalize_entity(text: str) -> str:
+    """The entity key of a name written anywhere (an LLM's answer, a speaker's name):
+    lowercase, curly apostrophe and possessive ``'s`` dropped, whitespace collapsed, as the
+    keys :func:`extract_entities` returns."""
     text = text.replace("’", "'").strip(" .,'-").lower()
     if text.endswith("'s"):
         text = text[:-2]
     return " ".join(text.split())
+
+
+_norm = normalize_entity
 
 
 def _is_capitalised(word: str) -> bool:

@@ -62,6 +62,7 @@ class MemoryOperations:
             providers.history,
             providers.indexes,
             coordinator,
+            providers.graph_store,
         )
         self.retriever = Retriever(
             store=providers.vector_store,
@@ -355,7 +356,7 @@ class MemoryOperations:
             yield call(p.vector_store.ensure_collection, self._collection, dims, "cosine")
             if p.graph_store is not None:
                 yield call(p.graph_store.ensure_graph, graph_name_for(self._collection))
-            yield from recover(p.vector_store, p.history)
+            yield from recover(p.vector_store, p.history, p.graph_store)
             self._ready = True
         finally:
             self.coordinator.release_all()

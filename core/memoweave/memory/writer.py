@@ -12,7 +12,7 @@ all run as pipelines (:mod:`memoweave.runtime.steps`) of two phases:
    (:func:`memoweave.memory.write_plan.build_plan`, which re-checks every target) and
    applies it through the journaled transaction
    (:func:`memoweave.memory.transaction.apply_plan`): a failure at any step leaves store,
-   history and indexes as they were.
+   history, indexes and graph as they were.
 
 :meth:`MemoryWriter.ordered` runs both phases in the scope's turn: writes to one scope
 apply in call order, writes to different scopes in parallel, and an apply is never
@@ -41,6 +41,7 @@ from memoweave.memory.write_plan import (
     new_text,
 )
 from memoweave.providers.embedder import Embedder
+from memoweave.providers.graph_store import GraphStore
 from memoweave.providers.vector_store import STATUS_KEY, VectorStore
 from memoweave.runtime.ordering import Coordinator
 from memoweave.runtime.steps import Steps, call, shielded
@@ -62,12 +63,14 @@ class MemoryWriter:
         history: HistoryStore,
         indexes: SideIndexes | None,
         coordinator: Coordinator,
+        graph: GraphStore | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.history = history
         self.indexes = indexes
         self.coordinator = coordinator
+        self.graph = graph
 
     def ordered(self, key: str, plan: Steps[P], apply: Callable[[P], Steps[T]]) -> Steps[T]:
         """Run ``plan`` at once, then ``apply`` its result after every earlier write of
@@ -114,7 +117,8 @@ class MemoryWriter:
             hashes = prepared.dedupe_hashes() if scope is not None else []
             existing = (yield from self._active_hashes(scope, hashes)) if hashes else {}
             plan, written = build_plan(prepared, records, existing, self.history, self.indexes)
-            yield from apply_plan(plan, self.store, self.history, it.iso(prepared.ctx.now))
+            now = it.iso(prepared.ctx.now)
+            yield from apply_plan(plan, self.store, self.history, now, self.graph)
             return written
         finally:
             coordinator.release(ids)

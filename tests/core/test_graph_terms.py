@@ -43,14 +43,17 @@ def test_offline_triples_link_the_speaker_and_pairs() -> None:
 
 
 def test_offline_triples_are_linear_in_the_text() -> None:
+    """100x the text within 400x the CPU time (process time: other jobs do not count)."""
     sentence = "Caroline met Melanie in Boston. "
     small, big = sentence * 300, sentence * 30_000
-    started = time.perf_counter()
-    offline_triples(small + "x")
-    small_s = time.perf_counter() - started
-    started = time.perf_counter()
-    offline_triples(big + "y")
-    assert time.perf_counter() - started < max(small_s, 1e-3) * 400
+
+    def cpu(text: str) -> float:
+        started = time.process_time()
+        offline_triples(text)
+        return time.process_time() - started
+
+    small_s = min(cpu(small + str(i)) for i in range(3))
+    assert cpu(big) < max(small_s, 1e-3) * 400
 
 
 def test_llm_triples_are_cleaned() -> None:

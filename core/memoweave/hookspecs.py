@@ -69,7 +69,19 @@ def register_commands(cli: Any) -> None:
     """
 
 
+@hookspec
+def register_mem0_sources(register: Register) -> None:
+    """Register readers of a mem0 vector store, for ``memoweave import --from-mem0``.
+
+    ``register(name, factory)``: ``name`` is mem0's provider name (``"qdrant"``,
+    ``"milvus"``, ``"upstash_vector"``); ``factory(config)`` takes mem0's ``config`` mapping
+    of that provider and returns a :class:`memoweave.transfer.mem0.Mem0Source`. No I/O at
+    registration; import the SDK inside the factory.
+    """
+
+
 COMMAND_HOOK = "register_commands"
+MEM0_SOURCE_HOOK = "register_mem0_sources"
 
 HOOK_KINDS: dict[str, str] = {
     "register_llms": "llm",

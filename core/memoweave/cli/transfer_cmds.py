@@ -6,6 +6,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -19,8 +20,12 @@ from rich.progress import (
 )
 
 from memoweave.cli.common import ScopeArgs, config_option, echo_json, open_memory, scope_options
+from memoweave.config import MemoryConfig
+from memoweave.config.mem0 import translate_mem0
 from memoweave.errors import ValidationError
+from memoweave.memory.api import Memory
 from memoweave.transfer import export_jsonl, import_jsonl
+from memoweave.transfer.mem0 import import_mem0, load_mem0_config
 
 ProgressFn = Callable[[int, int], None]
 
@@ -80,31 +85,50 @@ def export_cmd(
 @click.command(name="import")
 @click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
 @config_option
+@click.option(
+    "--from-mem0",
+    "mem0_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Import the mem0 installation this mem0 config describes (JSON, YAML, or a .py "
+    "file defining config = {...}) instead of a FILE; without --config the target is the "
+    "same config translated (docs/migrating-from-mem0.md).",
+)
 @click.option("--skip-invalid", is_flag=True, help="Import the valid lines, report the others.")
 @click.option("--batch-size", type=click.IntRange(1, 10_000), default=256, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary, no progress bar.")
 def import_cmd(
     file: str | None,
     config_path: Path | None,
+    mem0_path: Path | None,
     skip_invalid: bool,
     batch_size: int,
     as_json: bool,
 ) -> None:
-    """Import a `memoweave export` FILE (``-`` for stdin). Running it again adds nothing
-    twice; an interrupted run resumes where it stopped."""
-    if file is None:
+    """Import a `memoweave export` FILE (``-`` for stdin), or a mem0 installation with
+    --from-mem0. Running it again adds nothing twice; an interrupted run resumes."""
+    if (file is None) == (mem0_path is None):
         raise ValidationError(
-            "no file to import", hint="memoweave import memories.jsonl (or - for stdin)."
+            "pass either FILE or --from-mem0 CONFIG",
+            hint="memoweave import memories.jsonl (- for stdin), or "
+            "memoweave import --from-mem0 mem0_config.json.",
         )
-    with (
-        open_memory(config_path) as memory,
-        progress_bar("Importing", enabled=not as_json) as update,
-    ):
-        source = sys.stdin if file == "-" else file
-        report = import_jsonl(
-            memory, source, skip_invalid=skip_invalid, batch_size=batch_size, progress=update
+    options: dict[str, Any] = {"skip_invalid": skip_invalid, "batch_size": batch_size}
+    if mem0_path is not None:
+        mem0 = load_mem0_config(mem0_path)
+        target: Any = (
+            str(config_path)
+            if config_path is not None
+            else MemoryConfig.from_dict(translate_mem0(mem0), source=str(mem0_path))
         )
-    summary = report.as_dict()
+        with Memory(target) as memory, progress_bar("Importing", enabled=not as_json) as bar:
+            summary = import_mem0(memory, mem0, progress=bar, **options).as_dict()
+    else:
+        with (
+            open_memory(config_path) as memory,
+            progress_bar("Importing", enabled=not as_json) as bar,
+        ):
+            source = sys.stdin if file == "-" else file
+            summary = import_jsonl(memory, source, progress=bar, **options).as_dict()
     if as_json:
         echo_json(summary)
         return
@@ -114,7 +138,15 @@ def import_cmd(
         f"{summary['unchanged']} unchanged, {summary['events_added']} history events added, "
         f"{summary['embedded']} embedded, {summary['vectors_reused']} vectors reused"
     )
+    if mem0_path is not None:
+        click.echo(
+            f"mem0: {summary['mem0_memories']} memories with {summary['mem0_history_rows']} "
+            f"history rows, into collection {summary['target_collection']!r}; "
+            f"{summary['history_rows_of_deleted_memories']} history rows of memories mem0 "
+            "had deleted were not imported"
+        )
     for error in summary["errors"]:
-        click.echo(f"skipped line {error['line']}: {error['reason']}", err=True)
+        where = f"mem0 id {error['mem0_id']}" if error.get("mem0_id") else f"line {error['line']}"
+        click.echo(f"skipped {where}: {error['reason']}", err=True)
     if summary["invalid"] > len(summary["errors"]):
         click.echo(f"... {summary['invalid'] - len(summary['errors'])} more skipped", err=True)

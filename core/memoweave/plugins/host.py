@@ -146,7 +146,9 @@ class MemoweavePluginManager(pluggy.PluginManager):
                 )
                 dist = self._distributions.pop(name, DistributionRef(name, None))
                 self.unregister(exc.plugin)
-                known = ", ".join([*hookspecs.HOOK_KINDS, hookspecs.COMMAND_HOOK])
+                known = ", ".join(
+                    [*hookspecs.HOOK_KINDS, hookspecs.COMMAND_HOOK, hookspecs.MEM0_SOURCE_HOOK]
+                )
                 self.record_failure(
                     name, dist, f"unknown hook {', '.join(unknown)} (memoweave hooks: {known})"
                 )

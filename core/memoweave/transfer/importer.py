@@ -326,7 +326,7 @@ def _write_batch(
         vectors = providers.embedder.embed(texts, purpose="document")
         report.embedded += len(vectors)
         for (record, before), vector in zip(to_embed, vectors, strict=True):
-            _plan_upsert(plan, record, before, list(vector))
+            _plan_upsert(plan, record, before, vector)  # as made: it may be an EmbedText
     report.written += len(plan.upserts)
     indexes = providers.indexes
     if indexes is not None and plan.upserts:

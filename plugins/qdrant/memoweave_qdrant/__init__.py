@@ -6,11 +6,13 @@ is created.
 
 from __future__ import annotations
 
+from typing import Any
+
 from memoweave.hookspecs import Register, hookimpl
 from memoweave.providers.vector_store import VectorStore
 from memoweave_qdrant.config import QdrantStoreConfig
 
-__all__ = ["QdrantStoreConfig", "create_store", "register_vector_stores"]
+__all__ = ["QdrantStoreConfig", "create_store", "register_mem0_sources", "register_vector_stores"]
 
 
 def create_store(config: QdrantStoreConfig) -> VectorStore:
@@ -29,3 +31,15 @@ def register_vector_stores(register: Register) -> None:
         config_model=QdrantStoreConfig,
         description="Qdrant: embedded Qdrant Edge (default), qdrant-client local mode, or a server",
     )
+
+
+@hookimpl
+def register_mem0_sources(register: Register) -> None:
+    """Read mem0's ``qdrant`` vector store for ``memoweave import --from-mem0``."""
+
+    def open_source(config: dict[str, Any]) -> Any:
+        from memoweave_qdrant.mem0_source import QdrantMem0Source
+
+        return QdrantMem0Source(config)
+
+    register("qdrant", open_source)

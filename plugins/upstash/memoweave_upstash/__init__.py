@@ -35,4 +35,16 @@ def register_vector_stores(register: Register) -> None:
     )
 
 
-__all__ = ["UpstashStoreConfig", "create_store", "register_vector_stores"]
+@hookimpl
+def register_mem0_sources(register: Register) -> None:
+    """Read mem0's ``upstash_vector`` store for ``memoweave import --from-mem0``."""
+
+    def open_source(config: dict[str, Any]) -> Any:
+        from memoweave_upstash.mem0_source import UpstashMem0Source
+
+        return UpstashMem0Source(config)
+
+    register("upstash_vector", open_source)
+
+
+__all__ = ["UpstashStoreConfig", "create_store", "register_mem0_sources", "register_vector_stores"]

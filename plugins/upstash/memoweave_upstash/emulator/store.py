@@ -187,9 +187,12 @@ class EmulatedIndex:
         mode = body.get("metadataUpdateMode", "OVERWRITE")
         if mode not in ("OVERWRITE", "PATCH"):
             raise ServiceError(400, f"Invalid metadataUpdateMode: {mode}")
-        if body.get("data") is not None:
-            raise ServiceError(400, NO_EMBEDDING_MODEL)
         vector = self._check_vector(body["vector"]) if body.get("vector") is not None else None
+        if body.get("data") is not None:
+            self._need_model()
+            if not isinstance(body["data"], str):
+                raise ServiceError(400, "data must be a string")
+            vector = builtin_embedding(body["data"], self.dims)
         if "metadata" in body and not isinstance(body["metadata"], (dict, type(None))):
             raise ServiceError(400, "metadata must be a JSON object")
         with self._lock:

@@ -42,7 +42,13 @@ from memoweave.memory.actions import (
 from memoweave.memory.history import HistoryEvent, HistoryStore, StoredMessage
 from memoweave.memory.scope import Scope
 from memoweave.memory.transaction import WritePlan
-from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY, StoredRecord, VectorRecord
+from memoweave.providers.vector_store import (
+    EXPIRY_KEY,
+    STATUS_KEY,
+    EmbedText,
+    StoredRecord,
+    VectorRecord,
+)
 
 
 @dataclass
@@ -301,7 +307,9 @@ class _Builder:
     ) -> None:
         assert vector is not None, "targets are read with their vectors"
         self.plan.before.setdefault(memory_id, before)
-        self.plan.upserts.append(VectorRecord(memory_id, list(vector), payload))
+        # an EmbedText (text the store embeds itself) must reach the store as it is
+        copied = vector if isinstance(vector, EmbedText) else list(vector)
+        self.plan.upserts.append(VectorRecord(memory_id, copied, payload))
         self.written.payloads[memory_id] = payload
 
     def _event(

@@ -27,7 +27,7 @@ class ErrorBody(BaseModel):
 class Message(BaseModel):
     """One chat message."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     role: str = Field(description="user, assistant, system or tool.")
     content: Union[str, list[dict[str, Any]]] = Field(
@@ -36,7 +36,14 @@ class Message(BaseModel):
     name: str | None = None
 
 
-class AddRequest(BaseModel):
+class Request(BaseModel):
+    """Base of request bodies: types are strict (``0`` is not ``false``), unknown fields
+    are ignored."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class AddRequest(Request):
     """``POST /memories``: distil messages into memories of one scope."""
 
     messages: Union[str, list[Message]]
@@ -53,7 +60,7 @@ class AddRequest(BaseModel):
     )
 
 
-class SearchRequest(BaseModel):
+class SearchRequest(Request):
     """``POST /search``: the memories of a scope most relevant to a query."""
 
     query: str = Field(min_length=1, max_length=8000)
@@ -72,7 +79,7 @@ class SearchRequest(BaseModel):
     show_expired: bool = False
 
 
-class UpdateRequest(BaseModel):
+class UpdateRequest(Request):
     """``PUT /memories/{id}``: new text and/or metadata (identity keys never change)."""
 
     text: str | None = Field(default=None, min_length=1)

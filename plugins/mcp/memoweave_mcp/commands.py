@@ -1,0 +1,73 @@
+"""``memoweave mcp``: the memory tools for MCP clients, over stdio or streamable HTTP.
+
+Importing this module imports no MCP or web code: the SDK loads when the command runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import click
+
+from memoweave.cli.common import ScopeArgs, config_option, scope_options
+
+
+@click.command(name="mcp")
+@config_option
+@scope_options
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio for a local client that starts the server; http for streamable HTTP.",
+)
+@click.option("--host", help="HTTP: interface to bind (default: server.host, 127.0.0.1).")
+@click.option("--port", type=click.IntRange(1, 65535), help="HTTP: port (default: server.port).")
+def mcp_command(
+    config_path: Path | None,
+    scope: ScopeArgs,
+    transport: str,
+    host: str | None,
+    port: int | None,
+) -> None:
+    """Serve the memory as MCP tools (add, search, get, list, update, delete, history).
+
+    The tools work in one scope, never chosen by the model: --user-id / --agent-id /
+    --run-id, else the server.mcp section. Over HTTP the server.keys of `memoweave serve`
+    apply: a key's grant must cover the scope, and ids it pins to one value are added.
+    With no key configured HTTP listens on 127.0.0.1 only.
+    """
+    from memoweave_server.commands import load_config
+    from memoweave_server.run import bind_host, serve_asgi
+    from memoweave_server.service import MemoryService
+
+    from memoweave.access import KeyRing
+    from memoweave.memory.scope import Scope
+    from memoweave_mcp.http import MCP_PATH, http_app
+    from memoweave_mcp.scope import ToolScope
+    from memoweave_mcp.tools import build_server
+
+    config = load_config(config_path)
+    ids = {k: v for k, v in config.server.mcp.model_dump().items() if v is not None}
+    ids.update(scope.kwargs())
+    base = Scope.of(**ids, operation="memoweave mcp") if ids else None
+    if transport == "stdio" and base is None:
+        Scope.of(operation="memoweave mcp over stdio")  # raises the typed error
+    keyring = KeyRing.from_config(config.server)
+    service = MemoryService.from_config(config)
+    try:
+        if transport == "stdio":
+            build_server(service, ToolScope(base)).run("stdio")
+            return
+        bound, notice = bind_host(host or config.server.host, keyring)
+        port = port or config.server.port
+        server = build_server(service, ToolScope(base, keyring))
+        app = http_app(server, keyring, log_format=config.server.log_format)
+        click.echo(f"memoweave MCP server on http://{bound}:{port}{MCP_PATH}", err=True)
+        if notice:
+            click.echo(f"note: {notice}", err=True)
+        serve_asgi(app, bound, port)
+    finally:
+        anyio.run(service.close)

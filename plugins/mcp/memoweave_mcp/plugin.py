@@ -1,0 +1,15 @@
+"""Entry point of memoweave-mcp: adds ``memoweave mcp``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memoweave.hookspecs import hookimpl
+
+
+@hookimpl
+def register_commands(cli: Any) -> None:
+    """``mcp``: the MCP server over stdio or streamable HTTP."""
+    from memoweave_mcp.commands import mcp_command
+
+    cli.add_command(mcp_command)

@@ -57,17 +57,25 @@ def mcp_command(
         Scope.of(operation="memoweave mcp over stdio")  # raises the typed error
     keyring = KeyRing.from_config(config.server)
     service = MemoryService.from_config(config)
-    try:
-        if transport == "stdio":
-            build_server(service, ToolScope(base)).run("stdio")
-            return
-        bound, notice = bind_host(host or config.server.host, keyring)
-        port = port or config.server.port
-        server = build_server(service, ToolScope(base, keyring))
-        app = http_app(server, keyring, log_format=config.server.log_format)
-        click.echo(f"memoweave MCP server on http://{bound}:{port}{MCP_PATH}", err=True)
-        if notice:
-            click.echo(f"note: {notice}", err=True)
-        serve_asgi(app, bound, port)
-    finally:
-        anyio.run(service.close)
+    if transport == "stdio":
+        server = build_server(service, ToolScope(base))
+
+        async def run_stdio() -> None:
+            try:
+                await server.run_stdio_async()
+            finally:
+                await service.close()  # on the loop that used it
+
+        anyio.run(run_stdio)
+        return
+    bound, notice = bind_host(host or config.server.host, keyring)
+    port = port or config.server.port
+    app = http_app(
+        build_server(service, ToolScope(base, keyring)),
+        keyring,
+        log_format=config.server.log_format,
+    )
+    click.echo(f"memoweave MCP server on http://{bound}:{port}{MCP_PATH}", err=True)
+    if notice:
+        click.echo(f"note: {notice}", err=True)
+    serve_asgi(app, bound, port, on_exit=service.close)

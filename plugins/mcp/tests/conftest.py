@@ -3,11 +3,10 @@ the real ONNX embedder; the SDK's in-memory client connects to them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from memoweave_server.service import MemoryService
 
@@ -48,8 +47,9 @@ def onnx_embedder() -> Iterator[Embedder]:
 
 
 @pytest.fixture
-def make_service(tmp_path: Path, onnx_embedder: Embedder) -> Iterator[MakeService]:
-    """A ``MemoryService`` on a fresh store and history (``llm=`` optional)."""
+async def make_service(tmp_path: Path, onnx_embedder: Embedder) -> AsyncIterator[MakeService]:
+    """A ``MemoryService`` on a fresh store and history (``llm=`` optional), closed on the
+    test's event loop afterwards."""
     built: list[MemoryService] = []
 
     def make(**overrides: Any) -> MemoryService:
@@ -62,4 +62,4 @@ def make_service(tmp_path: Path, onnx_embedder: Embedder) -> Iterator[MakeServic
 
     yield make
     for service in built:
-        anyio.run(service.close)
+        await service.close()

@@ -35,7 +35,8 @@ def create_app(
 ) -> FastAPI:
     """The REST app over ``service``; ``server`` (default: the service's configuration)
     supplies the keys, CORS origins and log format. With ``close_on_shutdown`` the app's
-    lifespan closes the service when the server stops."""
+    lifespan closes its service (``app.state.service``) on the server's loop when the
+    server stops."""
     server = server if server is not None else service.config.server
 
     @asynccontextmanager
@@ -43,8 +44,9 @@ def create_app(
         try:
             yield
         finally:
-            if close_on_shutdown:
-                await service.close()
+            current = getattr(app.state, "service", None)
+            if close_on_shutdown and current is not None:
+                await current.close()
 
     app = FastAPI(
         title="memoweave", version=SERVER_VERSION, description=DESCRIPTION, lifespan=lifespan

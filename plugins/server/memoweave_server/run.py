@@ -3,8 +3,10 @@ notice and the access log handler."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from memoweave.access import KeyRing
@@ -41,11 +43,21 @@ def configure_access_log(level: int = logging.INFO) -> None:
     logger.propagate = False
 
 
-def serve_asgi(app: Any, host: str, port: int) -> None:
-    """Serve ``app`` until interrupted (uvicorn's own access log is off: ours is one line
-    per request)."""
+def serve_asgi(
+    app: Any, host: str, port: int, *, on_exit: Callable[[], Awaitable[None]] | None = None
+) -> None:
+    """Serve ``app`` until interrupted, then await ``on_exit`` on the same event loop
+    (uvicorn's own access log is off: ours is one line per request)."""
     import uvicorn
 
     configure_access_log()
     config = uvicorn.Config(app, host=host, port=port, access_log=False, log_level="warning")
-    uvicorn.Server(config).run()
+
+    async def main() -> None:
+        try:
+            await uvicorn.Server(config).serve()
+        finally:
+            if on_exit is not None:
+                await on_exit()
+
+    asyncio.run(main())

@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from fastapi.testclient import TestClient
 from memoweave_server.app import create_app
@@ -74,21 +73,24 @@ def onnx_embedder() -> Iterator[Embedder]:
 @pytest.fixture
 def make_client(tmp_path: Path, onnx_embedder: Any) -> Iterator[MakeClient]:
     """Build an app (``keys``: the ``server.keys`` list; default the four test keys) and
-    return an in-process client; services are closed afterwards."""
-    services: list[MemoryService] = []
+    return an in-process client, started: one event loop serves it, and stopping it
+    (afterwards) closes its memory on that loop."""
+    clients: list[TestClient] = []
 
     def make(keys: list[dict[str, Any]] | None = None, **server: Any) -> TestClient:
-        config = {"history_db_path": str(tmp_path / f"history{len(services)}.db")}
+        config = {"history_db_path": str(tmp_path / f"history{len(clients)}.db")}
         service = MemoryService.from_config(
             config, embedder=onnx_embedder, vector_store=InMemoryVectorStore()
         )
-        services.append(service)
         settings = ServerConfig(keys=KEY_CONFIG if keys is None else keys, **server)
-        return TestClient(create_app(service, settings), raise_server_exceptions=False)
+        app = create_app(service, settings, close_on_shutdown=True)
+        client = TestClient(app, raise_server_exceptions=False)
+        clients.append(client)
+        return client.__enter__()
 
     yield make
-    for service in services:
-        anyio.run(service.close)
+    for client in clients:
+        client.__exit__(None, None, None)
 
 
 @pytest.fixture

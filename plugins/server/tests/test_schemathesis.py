@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import schemathesis
-from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from memoweave_server.app import create_app
+from memoweave_server.service import MemoryService
 from schemathesis.checks import (
     content_type_conformance,
     negative_data_rejection,
@@ -24,8 +25,10 @@ from schemathesis.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+from schemathesis.python import asgi
 
 from memoweave.config.server import ServerConfig
+from memoweave.stores.memory import InMemoryVectorStore
 
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "25"))
 ADMIN = {"Authorization": "Bearer admin-key-0123456789abcdef"}
@@ -40,22 +43,30 @@ CHECKS = [
 
 
 # The document does not depend on the memory behind the app: the schema is loaded at
-# import, and each test gives the app a fresh service (routes read app.state.service).
+# import, and each test gives the app a fresh memory (routes read app.state.service).
+# Schemathesis serves ASGI apps from one event loop and runs their lifespan around each
+# test; its end closes that test's memory on that loop.
 APP = create_app(
     None,  # type: ignore[arg-type]
     ServerConfig(keys=[{"name": "ops", "key": ADMIN["Authorization"][7:], "role": "admin"}]),
+    close_on_shutdown=True,
 )
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 
 @pytest.fixture(autouse=True)
-def fresh_memory(make_client: Any) -> Iterator[None]:
-    """Point the app at a fresh service with one memory in it."""
-    APP.state.service = make_client().app.state.service
+def memory_behind_the_app(tmp_path: Path, onnx_embedder: Any) -> Iterator[None]:
+    """A fresh memory with one memory in it."""
+    APP.state.service = MemoryService.from_config(
+        {"history_db_path": str(tmp_path / "history.db")},
+        embedder=onnx_embedder,
+        vector_store=InMemoryVectorStore(),
+    )
     seed = {"messages": "I live in Lisbon and I play the cello.", "user_id": "alice"}
-    assert TestClient(APP).post("/memories", json=seed, headers=ADMIN).status_code == 200
+    with asgi.get_client(APP) as client:
+        assert client.post("http://testserver/memories", json=seed, headers=ADMIN).ok
     yield
-    APP.state.service = None
+    asgi.shutdown_lifespans()  # closes the memory (schemathesis may have done it already)
 
 
 @schema.parametrize()

@@ -10,6 +10,7 @@ import pytest
 
 from memoweave.providers.embedder import Embedder
 from memoweave.runtime.aio import AsyncRunner, native_async
+from memoweave.runtime.batching import Coalescer
 from memoweave.runtime.ordering import LoopCoordinator, ThreadCoordinator
 from memoweave.runtime.steps import Steps, call, gather, run, shielded
 from memoweave.testing.doubles import HashingEmbedder
@@ -193,3 +194,28 @@ async def test_loop_coordinator_waits_are_cancellation_safe() -> None:
     assert not waiting.done()
     coordinator.release_turn(turn_a)
     await asyncio.wait_for(waiting, 5)
+
+
+async def test_coalescer_merges_concurrent_calls_and_isolates_failures() -> None:
+    batches: list[list[str]] = []
+
+    async def upper(items: list[str], *, suffix: str = "") -> list[str]:
+        batches.append(list(items))
+        await asyncio.sleep(0.01)
+        if "bad" in items:
+            raise ValueError("bad item")
+        return [i.upper() + suffix for i in items]
+
+    merged = Coalescer(upper)
+    results = await asyncio.gather(
+        *(merged([f"t{i}"]) for i in range(5)), merged(["x"], suffix="!")
+    )
+    assert results == [["T0"], ["T1"], ["T2"], ["T3"], ["T4"], ["X!"]]
+    assert len(batches) <= 4  # the first call alone, the others together, per kind
+    batches.clear()
+    first = asyncio.ensure_future(merged(["a"]))
+    await asyncio.sleep(0)
+    good, bad = merged(["b", "c"]), merged(["bad"])
+    outcome = await asyncio.gather(first, good, bad, return_exceptions=True)
+    assert outcome[0] == ["A"] and outcome[1] == ["B", "C"]
+    assert isinstance(outcome[2], ValueError)  # only the bad call fails

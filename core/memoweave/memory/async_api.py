@@ -10,7 +10,8 @@ run on the event loop (:class:`memoweave.runtime.aio.AsyncRunner`):
   bounded thread pool owned by the instance (``max_workers`` threads);
 - the query embedding and the keyword search of a ``search`` run together; concurrent
   ``add`` calls to different scopes proceed in parallel (nothing is held during an LLM
-  call), ``add`` calls to one scope apply in call order;
+  call), ``add`` calls to one scope apply in call order; the texts that concurrent calls
+  embed at the same moment go to the embedder in one batch;
 - a write whose caller is cancelled while it applies still finishes its journaled write
   (a cancelled ``add`` is either fully written or not at all).
 
@@ -56,7 +57,9 @@ class AsyncMemory:
         self._ops = MemoryOperations(self._providers, LoopCoordinator())
         p = self._providers
         self._runner = AsyncRunner(
-            (p.llm, p.embedder, p.vector_store, p.reranker, p.graph_store), max_workers=workers
+            (p.llm, p.embedder, p.vector_store, p.reranker, p.graph_store),
+            max_workers=workers,
+            coalesce=(p.embedder.embed,),
         )
         self._closed = False
 

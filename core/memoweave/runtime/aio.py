@@ -10,7 +10,9 @@
   raised into the pipeline;
 - a ``Shielded`` sub-pipeline runs as its own task: if the caller is cancelled it still
   finishes, and only then are the caller's ``finally`` blocks run;
-- a ``Call`` of a coroutine function (a coordinator's wait) is awaited on the loop.
+- a ``Call`` of a coroutine function (a coordinator's wait) is awaited on the loop;
+- concurrent calls of the batch methods named in ``coalesce`` (the embedder's ``embed``)
+  are merged into fewer calls (:mod:`memoweave.runtime.batching`).
 
 The twins are looked up once, when the runner is built ("wrapped once"): a provider that
 implements only the sync contract works unchanged.
@@ -24,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from memoweave.runtime.batching import Coalescer
 from memoweave.runtime.steps import Call, Gather, Part, Shielded, Steps
 
 T = TypeVar("T")
@@ -54,7 +57,15 @@ class AsyncRunner:
     """Runs pipelines for one ``AsyncMemory``: native async I/O where the providers have it,
     one bounded executor for everything else."""
 
-    def __init__(self, providers: Iterable[object], *, max_workers: int) -> None:
+    def __init__(
+        self,
+        providers: Iterable[object],
+        *,
+        max_workers: int,
+        coalesce: Iterable[Callable[..., list[Any]]] = (),
+    ) -> None:
+        """``coalesce``: bound batch methods (``embedder.embed``) whose concurrent calls are
+        merged into fewer calls (:class:`memoweave.runtime.batching.Coalescer`)."""
         self._executor = ThreadPoolExecutor(max_workers, thread_name_prefix="memoweave")
         self._twins: dict[tuple[int, str], Callable[..., Awaitable[Any]]] = {}
         self._providers = [p for p in providers if p is not None]
@@ -64,13 +75,13 @@ class AsyncRunner:
                     twin = native_async(provider, name[1:])
                     if twin is not None:
                         self._twins[(id(provider), name[1:])] = twin
+        self._coalesced: dict[tuple[int, str], Coalescer] = {}
+        for fn in coalesce:
+            self._coalesced[_key(fn)] = Coalescer(functools.partial(self._call, fn))
 
     def twin_of(self, fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]] | None:
         """The native async twin of bound provider method ``fn``, if any."""
-        owner = getattr(fn, "__self__", None)
-        if owner is None:
-            return None
-        return self._twins.get((id(owner), getattr(fn, "__name__", "")))
+        return self._twins.get(_key(fn))
 
     async def run(self, pipeline: Steps[T]) -> T:
         """Drive ``pipeline`` to its end on the running loop; return its value."""
@@ -107,15 +118,21 @@ class AsyncRunner:
         if isinstance(step, Call):
             if asyncio.iscoroutinefunction(step.fn):  # a coordinator's wait
                 return await step.fn(*step.args, **step.kwargs)
-            twin = self.twin_of(step.fn)
-            if twin is not None:
-                return await twin(*step.args, **step.kwargs)
-            return await self.in_thread(step.fn, *step.args, **step.kwargs)
+            coalescer = self._coalesced.get(_key(step.fn))
+            if coalescer is not None:
+                return await coalescer(*step.args, **step.kwargs)
+            return await self._call(step.fn, *step.args, **step.kwargs)
         if isinstance(step, Gather):
             return await self._gather(step)
         if isinstance(step, Shielded):
             return await self.run(step.pipeline)
         return await self.run(step)
+
+    async def _call(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        twin = self.twin_of(fn)
+        if twin is not None:
+            return await twin(*args, **kwargs)
+        return await self.in_thread(fn, *args, **kwargs)
 
     async def in_thread(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` in the runner's executor."""
@@ -142,6 +159,12 @@ class AsyncRunner:
     def close(self) -> None:
         """Stop the executor after the calls in flight. Idempotent."""
         self._executor.shutdown(wait=True)
+
+
+def _key(fn: Callable[..., Any]) -> tuple[int, str]:
+    """Identifies a bound method by its object and name (bound methods are new objects on
+    every attribute access)."""
+    return id(getattr(fn, "__self__", None)), getattr(fn, "__name__", "")
 
 
 __all__ = ["DEFAULT_ASYNC_MARK", "AsyncRunner", "default_async", "native_async"]

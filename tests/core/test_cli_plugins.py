@@ -121,3 +121,18 @@ def test_installed_console_script_lists_the_external_plugin(plugin_site: Path) -
         ("reranker", "explode"),
         ("reranker", "notareranker"),
     }
+
+
+def test_a_plugin_for_another_plugin_api_is_reported_not_loaded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("MEMOWEAVE_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    monkeypatch.setenv("MEMOWEAVE_PLUGINS", "future,overlap")
+    monkeypatch.syspath_prepend(str(PLUGIN_SITE))
+    result = CliRunner().invoke(main, ["plugins", "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    (failure,) = [f for f in document["failures"] if f["plugin"] == "future"]
+    assert failure["distribution"] == "memoweave-fixture-future"
+    assert "plugin API 99" in failure["error"] and "speaks API 1" in failure["error"]
+    assert any(p["name"] == "overlap" for p in document["providers"])

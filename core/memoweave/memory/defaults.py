@@ -10,9 +10,14 @@ import os
 from pathlib import Path
 
 from memoweave.config.models import ProviderSpec
+from memoweave.errors import ProviderNotFound
 
 DEFAULT_EMBEDDER = "onnx"
 DEFAULT_VECTOR_STORE = "qdrant"
+EMBEDDED_PIP = 'pip install "memoweave[embedded]"'
+"""Installs the default stack: the core with memoweave-qdrant and memoweave-onnx."""
+EMBEDDED_SOURCE_PIP = "pip install . ./plugins/qdrant ./plugins/onnx"
+"""The same from a source checkout (run at its root)."""
 
 
 def memoweave_home() -> Path:
@@ -36,3 +41,15 @@ def default_embedder() -> ProviderSpec:
 def default_history_path() -> Path:
     """Where the SQLite history lives by default."""
     return memoweave_home() / "history.db"
+
+
+def default_stack_missing(exc: ProviderNotFound) -> ProviderNotFound:
+    """The error when a provider of the embedded default stack is not installed: it names
+    the one command that installs the whole stack."""
+    return ProviderNotFound(
+        f"{exc.message}; the embedded default (Memory() with no vector_store or embedder "
+        f"configured) needs the {DEFAULT_VECTOR_STORE} and {DEFAULT_EMBEDDER} plugins",
+        hint=f"{EMBEDDED_PIP} (from a source checkout: {EMBEDDED_SOURCE_PIP}), or "
+        "configure the providers you have installed (`memoweave plugins` lists them).",
+        details=exc.details,
+    )

@@ -11,9 +11,14 @@ from typing import Any, Generic, TypeVar
 
 from memoweave.config.models import MemoryConfig, ProviderSpec
 from memoweave.config.sections import ExtractionConfig, RetrievalConfig
-from memoweave.errors import ConfigError, ValidationError
+from memoweave.errors import ConfigError, ProviderNotFound, ValidationError
 from memoweave.index import SideIndexes
-from memoweave.memory.defaults import default_embedder, default_history_path, default_vector_store
+from memoweave.memory.defaults import (
+    default_embedder,
+    default_history_path,
+    default_stack_missing,
+    default_vector_store,
+)
 from memoweave.memory.history import HistoryStore
 from memoweave.providers.embedder import Embedder
 from memoweave.providers.graph_store import GraphStore
@@ -128,7 +133,13 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
             from memoweave.plugins import load_registry
 
             registry = load_registry()
-        built[kind] = registry.create(kind, spec.provider, spec.config)
+        try:
+            built[kind] = registry.create(kind, spec.provider, spec.config)
+        except ProviderNotFound as exc:
+            _close_built(built, overrides)
+            if kind == "vector_store" and cfg.vector_store is None:
+                raise default_stack_missing(exc) from exc
+            raise
     store: VectorStore = built["vector_store"]
     given = built["embedder"]
     # the embedder (a model load, typically the slowest step) is made on another thread
@@ -187,7 +198,10 @@ def _embedder_for(store: VectorStore, embedder: Embedder | None, registry: Any) 
 
         registry = load_registry()
     spec = default_embedder()
-    return registry.create("embedder", spec.provider, spec.config)
+    try:
+        return registry.create("embedder", spec.provider, spec.config)
+    except ProviderNotFound as exc:
+        raise default_stack_missing(exc) from exc
 
 
 class _Background(Generic[T]):

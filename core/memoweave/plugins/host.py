@@ -43,6 +43,11 @@ BUILTIN_PLUGINS: tuple[str, ...] = ("memoweave.plugins.builtins",)
 """Modules holding the core's own providers; they travel the same road as third-party ones."""
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
+PLUGIN_API = 1
+"""The plugin API this core speaks. A plugin declares the one it was built for as a
+module attribute ``MEMOWEAVE_PLUGIN_API`` of its entry point (absent: 1); another value
+skips the plugin, reported as a load failure (``memoweave plugins``), never a crash."""
+API_ATTRIBUTE = "MEMOWEAVE_PLUGIN_API"
 
 
 class PluginLoadWarning(UserWarning):
@@ -188,6 +193,10 @@ def _load_entry_points(pm: MemoweavePluginManager, allow: list[str] | None) -> N
         except Exception as exc:  # a broken plugin must not break the host
             pm.record_failure(ep.name, ref, one_line(exc))
             continue
+        mismatch = api_mismatch(plugin)
+        if mismatch is not None:
+            pm.record_failure(ep.name, ref, mismatch)
+            continue
         pm.add_plugin(plugin, ep.name, ref)
     for name in sorted((wanted or set()) - matched):
         pm.record_failure(
@@ -196,6 +205,19 @@ def _load_entry_points(pm: MemoweavePluginManager, allow: list[str] | None) -> N
             "listed in the plugin allowlist but no installed plugin has that entry-point "
             "or distribution name",
         )
+
+
+def api_mismatch(plugin: object) -> str | None:
+    """Why ``plugin`` cannot be used with this core's plugin API, or ``None``."""
+    declared = getattr(plugin, API_ATTRIBUTE, PLUGIN_API)
+    if declared == PLUGIN_API and isinstance(declared, int):
+        return None
+    from memoweave import __version__
+
+    return (
+        f"built for memoweave plugin API {declared!r}, but memoweave {__version__} speaks "
+        f"API {PLUGIN_API}: install a release of the plugin made for this memoweave"
+    )
 
 
 def _load_builtins(pm: MemoweavePluginManager) -> None:

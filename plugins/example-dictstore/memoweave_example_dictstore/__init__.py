@@ -15,6 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memoweave import hookimpl
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 if TYPE_CHECKING:
     from memoweave_example_dictstore.store import DictVectorStore
 

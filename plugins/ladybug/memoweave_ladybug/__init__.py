@@ -12,6 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memoweave import hookimpl
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 
 class LadybugConfig(BaseModel):
     """``config`` of graph_store ``ladybug``."""

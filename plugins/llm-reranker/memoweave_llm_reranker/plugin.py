@@ -6,6 +6,9 @@ from memoweave.hookspecs import Register, hookimpl
 from memoweave.providers.reranker import Reranker
 from memoweave_llm_reranker.config import LLMRerankerConfig
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 
 def _make_reranker(config: LLMRerankerConfig) -> Reranker:
     """Create the configured LLM through the registry, then the reranker that owns it."""

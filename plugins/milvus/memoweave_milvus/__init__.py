@@ -10,6 +10,9 @@ from memoweave.hookspecs import Register, hookimpl
 from memoweave.providers.vector_store import VectorStore
 from memoweave_milvus.config import MilvusStoreConfig
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 __all__ = ["MilvusStoreConfig", "create_store", "register_vector_stores"]
 
 

@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING
 from memoweave.hookspecs import Register, hookimpl
 from memoweave_ollama.config import OllamaEmbedderConfig, OllamaLLMConfig
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 if TYPE_CHECKING:
     from memoweave_ollama.embedder import OllamaEmbedder
     from memoweave_ollama.llm import OllamaLLM

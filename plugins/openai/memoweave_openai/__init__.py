@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 from memoweave.hookspecs import Register, hookimpl
 from memoweave_openai.config import OpenAIEmbedderConfig, OpenAILLMConfig
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 if TYPE_CHECKING:
     from memoweave_openai.embedder import OpenAIEmbedder
     from memoweave_openai.llm import OpenAILLM

@@ -12,6 +12,9 @@ from memoweave.hookspecs import Register, hookimpl
 from memoweave.providers.vector_store import VectorStore
 from memoweave_qdrant.config import QdrantStoreConfig
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 __all__ = ["QdrantStoreConfig", "create_store", "register_mem0_sources", "register_vector_stores"]
 
 

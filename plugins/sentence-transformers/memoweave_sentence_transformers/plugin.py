@@ -7,6 +7,9 @@ from memoweave.providers.embedder import Embedder
 from memoweave.providers.reranker import Reranker
 from memoweave_sentence_transformers.config import CrossEncoderConfig, SentenceTransformerConfig
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 
 def _make_embedder(config: SentenceTransformerConfig) -> Embedder:
     from memoweave_sentence_transformers.embedder import SentenceTransformerEmbedder

@@ -6,6 +6,9 @@ from typing import Any
 
 from memoweave.hookspecs import hookimpl
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 
 @hookimpl
 def register_commands(cli: Any) -> None:

@@ -13,6 +13,9 @@ from typing import Any
 from memoweave.hookspecs import Register, hookimpl
 from memoweave_upstash.config import UpstashStoreConfig
 
+MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
+
 __version__ = "0.1.0"
 
 

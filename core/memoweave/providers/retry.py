@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
 from memoweave.errors import ProviderError
+from memoweave.runtime.steps import Part, Steps, call, pause, run
 
 T = TypeVar("T")
 FailureKind = Literal["timeout", "connection", "status", "response", "other"]
@@ -120,10 +121,43 @@ def call_with_retries(
     sleep: Callable[[float], None] = time.sleep,
 ) -> T:
     """Run ``request`` with retries; raise ``error_cls`` on the last failure (module doc)."""
+    return run(
+        retrying(
+            lambda: call(request),
+            policy,
+            error_cls,
+            classify=classify,
+            what=what,
+            url=url,
+            hint=hint,
+            final=final,
+            details=details,
+            back_off=lambda seconds: call(sleep, seconds),
+        )
+    )
+
+
+def retrying(
+    request: Callable[[], Part],
+    policy: RetryPolicy,
+    error_cls: type[ProviderError],
+    *,
+    classify: Callable[[BaseException], Failure | None],
+    what: str,
+    url: str,
+    hint: Callable[[Failure], str | None] = lambda failure: None,
+    final: Callable[[Failure], bool] | None = None,
+    details: Mapping[str, Any] | None = None,
+    back_off: Callable[[float], Part] = pause,
+) -> Steps[Any]:
+    """:func:`call_with_retries` as a pipeline (:mod:`memoweave.runtime.steps`):
+    ``request()`` is the step of one attempt and ``back_off(seconds)`` the step of one
+    back-off, so one plugin code path serves its sync methods (``run``) and its async
+    twins (``drive``: awaited I/O, ``asyncio.sleep`` back-off)."""
     attempt = 0
     while True:
         try:
-            return request()
+            return (yield request())
         except Exception as exc:
             failure = classify(exc)
             if failure is None:
@@ -133,7 +167,7 @@ def call_with_retries(
                 and failure.retryable
                 and not (final is not None and final(failure))
             ):
-                sleep(policy.delay(attempt, failure.retry_after))
+                yield back_off(policy.delay(attempt, failure.retry_after))
                 attempt += 1
                 continue
             attempts = attempt + 1
@@ -157,4 +191,5 @@ __all__ = [
     "RetrySettings",
     "call_with_retries",
     "retryable_status",
+    "retrying",
 ]

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from memoweave.runtime.batching import Coalescer
-from memoweave.runtime.steps import Call, Gather, Part, Shielded, Steps
+from memoweave.runtime.steps import CLOCK, Call, Gather, Part, Shielded, Steps
 
 T = TypeVar("T")
 
@@ -53,35 +53,11 @@ def native_async(provider: object, name: str) -> Callable[..., Awaitable[Any]] |
     return getattr(provider, f"a{name}")  # type: ignore[no-any-return]
 
 
-class AsyncRunner:
-    """Runs pipelines for one ``AsyncMemory``: native async I/O where the providers have it,
-    one bounded executor for everything else."""
+class _Driver:
+    """Drives pipelines on the running loop; subclasses decide how one call runs."""
 
-    def __init__(
-        self,
-        providers: Iterable[object],
-        *,
-        max_workers: int,
-        coalesce: Iterable[Callable[..., list[Any]]] = (),
-    ) -> None:
-        """``coalesce``: bound batch methods (``embedder.embed``) whose concurrent calls are
-        merged into fewer calls (:class:`memoweave.runtime.batching.Coalescer`)."""
-        self._executor = ThreadPoolExecutor(max_workers, thread_name_prefix="memoweave")
-        self._twins: dict[tuple[int, str], Callable[..., Awaitable[Any]]] = {}
-        self._providers = [p for p in providers if p is not None]
-        for provider in self._providers:
-            for name in dir(type(provider)):
-                if name.startswith("a") and callable(getattr(type(provider), name[1:], None)):
-                    twin = native_async(provider, name[1:])
-                    if twin is not None:
-                        self._twins[(id(provider), name[1:])] = twin
-        self._coalesced: dict[tuple[int, str], Coalescer] = {}
-        for fn in coalesce:
-            self._coalesced[_key(fn)] = Coalescer(functools.partial(self._call, fn))
-
-    def twin_of(self, fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]] | None:
-        """The native async twin of bound provider method ``fn``, if any."""
-        return self._twins.get(_key(fn))
+    async def _call(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
 
     async def run(self, pipeline: Steps[T]) -> T:
         """Drive ``pipeline`` to its end on the running loop; return its value."""
@@ -118,26 +94,12 @@ class AsyncRunner:
         if isinstance(step, Call):
             if asyncio.iscoroutinefunction(step.fn):  # a coordinator's wait
                 return await step.fn(*step.args, **step.kwargs)
-            coalescer = self._coalesced.get(_key(step.fn))
-            if coalescer is not None:
-                return await coalescer(*step.args, **step.kwargs)
             return await self._call(step.fn, *step.args, **step.kwargs)
         if isinstance(step, Gather):
             return await self._gather(step)
         if isinstance(step, Shielded):
             return await self.run(step.pipeline)
         return await self.run(step)
-
-    async def _call(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        twin = self.twin_of(fn)
-        if twin is not None:
-            return await twin(*args, **kwargs)
-        return await self.in_thread(fn, *args, **kwargs)
-
-    async def in_thread(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)`` in the runner's executor."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
 
     async def _gather(self, step: Gather) -> list[Any]:
         if len(step.parts) == 1:
@@ -156,9 +118,81 @@ class AsyncRunner:
                 raise task.exception()  # type: ignore[misc]
         return [task.result() for task in tasks]
 
+
+class AsyncRunner(_Driver):
+    """Runs pipelines for one ``AsyncMemory``: native async I/O where the providers have it,
+    one bounded executor for everything else."""
+
+    def __init__(
+        self,
+        providers: Iterable[object],
+        *,
+        max_workers: int,
+        coalesce: Iterable[Callable[..., list[Any]]] = (),
+    ) -> None:
+        """``coalesce``: bound batch methods (``embedder.embed``) whose concurrent calls are
+        merged into fewer calls (:class:`memoweave.runtime.batching.Coalescer`)."""
+        self._executor = ThreadPoolExecutor(max_workers, thread_name_prefix="memoweave")
+        self._twins: dict[tuple[int, str], Callable[..., Awaitable[Any]]] = {}
+        for provider in [p for p in providers if p is not None] + [CLOCK]:
+            for name in dir(type(provider)):
+                if name.startswith("a") and callable(getattr(type(provider), name[1:], None)):
+                    twin = native_async(provider, name[1:])
+                    if twin is not None:
+                        self._twins[(id(provider), name[1:])] = twin
+        self._coalesced: dict[tuple[int, str], Coalescer] = {}
+        for fn in coalesce:
+            self._coalesced[_key(fn)] = Coalescer(functools.partial(self._plain_call, fn))
+
+    def twin_of(self, fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]] | None:
+        """The native async twin of bound provider method ``fn``, if any."""
+        return self._twins.get(_key(fn))
+
+    async def _call(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        coalescer = self._coalesced.get(_key(fn))
+        if coalescer is not None:
+            return await coalescer(*args, **kwargs)
+        return await self._plain_call(fn, *args, **kwargs)
+
+    async def _plain_call(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        twin = self.twin_of(fn)
+        if twin is not None:
+            return await twin(*args, **kwargs)
+        return await self.in_thread(fn, *args, **kwargs)
+
+    async def in_thread(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in the runner's executor."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+
     def close(self) -> None:
         """Stop the executor after the calls in flight. Idempotent."""
         self._executor.shutdown(wait=True)
+
+
+class _Inline(_Driver):
+    """For a provider's own pipelines: native twins awaited, any other call inline."""
+
+    async def _call(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        owner = getattr(fn, "__self__", None)
+        twin = native_async(owner, fn.__name__) if owner is not None else None
+        if twin is not None:
+            return await twin(*args, **kwargs)
+        return fn(*args, **kwargs)
+
+
+_INLINE = _Inline()
+
+
+async def drive(pipeline: Steps[T]) -> T:
+    """Run a provider's own pipeline on the running loop (its ``a<method>`` twins).
+
+    A plugin writes its I/O logic once, as a pipeline whose steps call its transport
+    (``call(transport.post, ...)``, :func:`pause` for back-off); ``run(pipeline)`` is its
+    sync method and ``await drive(pipeline)`` its async twin: each call of a method whose
+    owner has a native ``a<name>`` twin awaits the twin, any other call runs inline (CPU
+    work, never blocking I/O)."""
+    return await _INLINE.run(pipeline)
 
 
 def _key(fn: Callable[..., Any]) -> tuple[int, str]:
@@ -167,4 +201,4 @@ def _key(fn: Callable[..., Any]) -> tuple[int, str]:
     return id(getattr(fn, "__self__", None)), getattr(fn, "__name__", "")
 
 
-__all__ = ["DEFAULT_ASYNC_MARK", "AsyncRunner", "default_async", "native_async"]
+__all__ = ["DEFAULT_ASYNC_MARK", "AsyncRunner", "default_async", "drive", "native_async"]

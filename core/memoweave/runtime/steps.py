@@ -22,6 +22,8 @@ of a ``Gather`` concurrently. So both APIs share every line of pipeline logic.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, Union
@@ -103,6 +105,25 @@ def perform(step: Part) -> Any:
     return run(step)
 
 
+class Clock:
+    """Waiting as a step: ``sleep`` blocks the thread (``Memory``), its twin ``asleep`` is
+    awaited (``AsyncMemory``, :func:`memoweave.runtime.aio.drive`)."""
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    async def asleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+CLOCK = Clock()
+
+
+def pause(seconds: float) -> Call:
+    """The step waiting ``seconds`` (a retry's back-off) without holding an event loop."""
+    return call(CLOCK.sleep, seconds)
+
+
 def done(value: T) -> Steps[T]:
     """A pipeline with no step that returns ``value`` (for branches with nothing to do)."""
     return value
@@ -110,7 +131,9 @@ def done(value: T) -> Steps[T]:
 
 
 __all__ = [
+    "CLOCK",
     "Call",
+    "Clock",
     "Gather",
     "Part",
     "Shielded",
@@ -119,6 +142,7 @@ __all__ = [
     "call",
     "done",
     "gather",
+    "pause",
     "perform",
     "run",
     "shielded",

@@ -13,7 +13,10 @@ A plugin's test module subclasses one suite and overrides one fixture::
 
 Suites: :class:`VectorStoreConformance` (fixture ``store_factory``),
 :class:`GraphStoreConformance` (``graph_factory``), :class:`LLMConformance` (``llm``),
-:class:`EmbedderConformance` (``embedder``), :class:`RerankerConformance` (``reranker``).
+:class:`EmbedderConformance` (``embedder``), :class:`RerankerConformance` (``reranker``);
+for providers with native async twins, :class:`AsyncVectorStoreConformance`
+(``async_store_factory``), :class:`AsyncLLMConformance` (``async_llm``) and
+:class:`AsyncEmbedderConformance` (``async_embedder``).
 See ``docs/testing-kit.md``. Requires the ``memoweave[testing]`` extra.
 
 The suites are imported lazily (on first attribute access) so that the ``pytest11`` entry
@@ -41,6 +44,10 @@ _EXPORTS: dict[str, str] = {
     "LLMConformance": "memoweave.testing.llm",
     "EmbedderConformance": "memoweave.testing.embedder",
     "RerankerConformance": "memoweave.testing.reranker",
+    "AsyncVectorStoreConformance": "memoweave.testing.async_suites",
+    "AsyncLLMConformance": "memoweave.testing.async_suites",
+    "AsyncEmbedderConformance": "memoweave.testing.async_suites",
+    "Blocking": "memoweave.testing.blocking",
     "StandardTests": "memoweave.testing.guard",
     "create_provider": "memoweave.testing.helpers",
     "free_port": "memoweave.testing.helpers",

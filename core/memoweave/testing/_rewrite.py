@@ -22,4 +22,6 @@ KIT_MODULES: tuple[str, ...] = (
     "memoweave.testing.embedder",
     "memoweave.testing.reranker",
     "memoweave.testing.model_base",
+    "memoweave.testing.blocking",
+    "memoweave.testing.async_suites",
 )

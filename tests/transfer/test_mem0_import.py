@@ -103,6 +103,27 @@ def test_qdrant_and_history_of_a_real_mem0(tmp_path: Path) -> None:
         assert hits["results"][0]["memory"] == "Moved to Berlin in May 2024"
 
 
+def test_milvus_lite_of_a_real_mem0(tmp_path: Path) -> None:
+    _installed("vector_store", "milvus")
+    shutil.copytree(FIXTURE / "milvus", tmp_path / "milvus")
+    shutil.copy(FIXTURE / "milvus-history.db", tmp_path / "history.db")
+    mem0 = {
+        "vector_store": {
+            "provider": "milvus",
+            "config": {"url": str(tmp_path / "milvus" / "mem0.db"), "collection_name": "mem0"},
+        },
+        "history_db_path": str(tmp_path / "history.db"),
+    }
+    memory = Memory(
+        {"vector_store": {"provider": "memory"}, "history_db_path": str(tmp_path / "mw.db")},
+        embedder=HashingEmbedder(16),  # another embedder: every text is embedded again
+    )
+    with memory:
+        report = import_mem0(memory, mem0).as_dict()
+        assert (report["written"], report["embedded"], report["vectors_reused"]) == (4, 4, 0)
+        _check_against_mem0(memory, EXPECTED["milvus"])
+
+
 def test_upstash_of_a_real_mem0_into_the_translated_config(tmp_path: Path) -> None:
     _installed("vector_store", "upstash")
     from memoweave_upstash.emulator import UpstashEmulator

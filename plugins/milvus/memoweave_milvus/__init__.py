@@ -6,6 +6,8 @@ imported when a store is created.
 
 from __future__ import annotations
 
+from typing import Any
+
 from memoweave.hookspecs import Register, hookimpl
 from memoweave.providers.vector_store import VectorStore
 from memoweave_milvus.config import MilvusStoreConfig
@@ -13,7 +15,7 @@ from memoweave_milvus.config import MilvusStoreConfig
 MEMOWEAVE_PLUGIN_API = 1
 """The memoweave plugin API this plugin is built for (checked by the plugin host)."""
 
-__all__ = ["MilvusStoreConfig", "create_store", "register_vector_stores"]
+__all__ = ["MilvusStoreConfig", "create_store", "register_mem0_sources", "register_vector_stores"]
 
 
 def create_store(config: MilvusStoreConfig) -> VectorStore:
@@ -32,3 +34,15 @@ def register_vector_stores(register: Register) -> None:
         config_model=MilvusStoreConfig,
         description="Milvus: embedded Milvus Lite (.db path, default) or a Milvus server/cluster",
     )
+
+
+@hookimpl
+def register_mem0_sources(register: Register) -> None:
+    """Read mem0's ``milvus`` vector store for ``memoweave import --from-mem0``."""
+
+    def open_source(config: dict[str, Any]) -> Any:
+        from memoweave_milvus.mem0_source import MilvusMem0Source
+
+        return MilvusMem0Source(config)
+
+    register("milvus", open_source)

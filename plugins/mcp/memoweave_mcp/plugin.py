@@ -6,6 +6,8 @@ from typing import Any
 
 from memoweave.hookspecs import hookimpl
 
+MEMOWEAVE_PLUGIN_API = 1
+
 
 @hookimpl
 def register_commands(cli: Any) -> None:

@@ -48,16 +48,26 @@ def service_of(request: Request) -> MemoryService:
     return request.app.state.service
 
 
-Caller = Annotated[Principal, Depends(caller)]
-Service = Annotated[MemoryService, Depends(service_of)]
 IdQuery = Annotated[str | None, Query(min_length=1, max_length=128)]
-
-router = APIRouter()
 
 
 def _ids(user_id: str | None, agent_id: str | None, run_id: str | None) -> dict[str, str]:
     given = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
     return {k: v for k, v in given.items() if v is not None}
+
+
+def scope_query(
+    user_id: IdQuery = None, agent_id: IdQuery = None, run_id: IdQuery = None
+) -> dict[str, str]:
+    """The ``user_id`` / ``agent_id`` / ``run_id`` query parameters that were given."""
+    return _ids(user_id, agent_id, run_id)
+
+
+Caller = Annotated[Principal, Depends(caller)]
+Service = Annotated[MemoryService, Depends(service_of)]
+ScopeQuery = Annotated[dict[str, str], Depends(scope_query)]
+
+router = APIRouter()
 
 
 def _read_scope(principal: Principal, filters: Any, ids: dict[str, str], operation: str) -> None:
@@ -107,9 +117,7 @@ async def add_memories(body: s.AddRequest, principal: Caller, service: Service) 
 async def list_memories(
     principal: Caller,
     service: Service,
-    user_id: IdQuery = None,
-    agent_id: IdQuery = None,
-    run_id: IdQuery = None,
+    ids: ScopeQuery,
     filters: Annotated[str | None, Query(description="A JSON object of conditions.")] = None,
     top_k: Annotated[int, Query(ge=1, le=1000)] = 100,
     cursor: Annotated[str | None, Query(min_length=1)] = None,
@@ -117,7 +125,6 @@ async def list_memories(
     show_expired: bool = False,
 ) -> Any:
     """One page of the scope's memories; pass ``next_cursor`` back as ``cursor``."""
-    ids = _ids(user_id, agent_id, run_id)
     parsed = _parse_filters(filters)
     _read_scope(principal, parsed, ids, "get_all()")
     return await service.get_all(
@@ -134,12 +141,9 @@ async def list_memories(
 async def delete_memories(
     principal: Caller,
     service: Service,
-    user_id: IdQuery = None,
-    agent_id: IdQuery = None,
-    run_id: IdQuery = None,
+    ids: ScopeQuery,
 ) -> Any:
     """Delete every memory of the scope; with no scope (admin keys only) every memory."""
-    ids = _ids(user_id, agent_id, run_id)
     if not ids:
         principal.require_admin("deleting every memory (no scope given)")
         await service.reset()
@@ -155,12 +159,10 @@ async def get_memory(
     memory_id: str,
     principal: Caller,
     service: Service,
-    user_id: IdQuery = None,
-    agent_id: IdQuery = None,
-    run_id: IdQuery = None,
+    ids: ScopeQuery,
 ) -> Any:
     """One memory by id (404 when it does not exist or is outside the key's grant)."""
-    return await _visible(service, principal, memory_id, _ids(user_id, agent_id, run_id))
+    return await _visible(service, principal, memory_id, ids)
 
 
 @router.put(
@@ -171,12 +173,10 @@ async def update_memory(
     body: s.UpdateRequest,
     principal: Caller,
     service: Service,
-    user_id: IdQuery = None,
-    agent_id: IdQuery = None,
-    run_id: IdQuery = None,
+    ids: ScopeQuery,
 ) -> Any:
     """Rewrite a memory's text and/or replace its metadata."""
-    item = await _visible(service, principal, memory_id, _ids(user_id, agent_id, run_id))
+    item = await _visible(service, principal, memory_id, ids)
     return await service.update(
         memory_id, text=body.text, data=body.data, metadata=body.metadata, **_identity(item)
     )
@@ -189,12 +189,10 @@ async def delete_memory(
     memory_id: str,
     principal: Caller,
     service: Service,
-    user_id: IdQuery = None,
-    agent_id: IdQuery = None,
-    run_id: IdQuery = None,
+    ids: ScopeQuery,
 ) -> Any:
     """Delete one memory (recorded in its history)."""
-    item = await _visible(service, principal, memory_id, _ids(user_id, agent_id, run_id))
+    item = await _visible(service, principal, memory_id, ids)
     return await service.delete(memory_id, **_identity(item))
 
 
@@ -208,14 +206,11 @@ async def memory_history(
     memory_id: str,
     principal: Caller,
     service: Service,
-    user_id: IdQuery = None,
-    agent_id: IdQuery = None,
-    run_id: IdQuery = None,
+    ids: ScopeQuery,
 ) -> Any:
     """The memory's events, oldest first: ADD, UPDATE, SUPERSEDE (naming the successor in
     ``superseded_by``), DELETE. Deleted memories keep their history."""
     events = await service.history(memory_id)
-    ids = _ids(user_id, agent_id, run_id)
     wanted = Scope.of(**ids) if ids else None
     if not events or not all(
         principal.can_see(e) and (wanted is None or wanted.contains(e)) for e in events

@@ -7,6 +7,7 @@ from typing import Any
 from memoweave.hookspecs import hookimpl
 
 MEMOWEAVE_PLUGIN_API = 1
+"""The memoweave plugin API this plugin is built for (checked by the plugin host)."""
 
 
 @hookimpl

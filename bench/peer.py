@@ -20,7 +20,7 @@ are in ``peer_data.run_phases``:
 - cold start: a new process running ``memoweave search`` (mem0: import, construct, search)
   on the home just written, median of 3.
 
-    .venv/bin/python bench/peer.py --quick          # ~2-4 minutes: 1k, 100 x 20
+    .venv/bin/python bench/peer.py --quick          # 1k, 100 x 10: minutes on an idle machine
     nice .venv/bin/python bench/peer.py             # 1k, 10k, 100k, 10,000 x 100 (hours)
     .venv/bin/python bench/peer.py --layouts 10000 --systems memoweave,mem0
 
@@ -49,22 +49,29 @@ from peer_data import RESULTS, Layout, load_average, pool_size, write_json
 BENCH = Path(__file__).resolve().parent
 SYSTEMS = ("memoweave", "memoweave-sqlite-vec", "memoweave-milvus-lite", "memoweave-memory", "mem0")
 FULL = "1000,10000,100000,10000x100"
-QUICK = "1000,100x20"
-# (label, key, format, better): better = "low" or "high"; ratios are always "times better"
+QUICK = "1000,100x10"
+# (label, key, better): better = "low" or "high"; ratios are always "times better"
 METRICS: tuple[tuple[str, str, str, str], ...] = (
-    ("batched ingest, memories/s", "ingest_batch_per_s", "{:,.0f}", "high"),
-    ("one-per-call ingest, ms/memory", "ingest_single_ms", "{:.1f}", "low"),
-    ("search p50 ms", "search_p50_ms", "{:.1f}", "low"),
-    ("search p95 ms", "search_p95_ms", "{:.1f}", "low"),
-    ("search CPU ms p50", "search_cpu_p50_ms", "{:.1f}", "low"),
-    ("infer add: overhead p50 ms", "infer_overhead_ms_p50", "{:.0f}", "low"),
-    ("infer add: wall p50 ms", "infer_wall_ms_p50", "{:.0f}", "low"),
-    ("infer add: LLM calls", "infer_llm_calls_per_add", "{:.2f}", "low"),
-    ("infer add: prompt tokens", "infer_prompt_tokens_per_add", "{:,.0f}", "low"),
-    ("RSS MiB", "rss_mb", "{:,.0f}", "low"),
-    ("disk MiB", "disk_mb", "{:,.1f}", "low"),
-    ("cold start s", "cold_start_s", "{:.2f}", "low"),
+    ("batched ingest, memories/s", "ingest_batch_per_s", "high"),
+    ("one-per-call ingest, ms/memory", "ingest_single_ms", "low"),
+    ("search p50 ms", "search_p50_ms", "low"),
+    ("search p95 ms", "search_p95_ms", "low"),
+    ("search CPU ms p50", "search_cpu_p50_ms", "low"),
+    ("infer add: overhead p50 ms", "infer_overhead_ms_p50", "low"),
+    ("infer add: wall p50 ms", "infer_wall_ms_p50", "low"),
+    ("infer add: LLM calls", "infer_llm_calls_per_add", "low"),
+    ("infer add: prompt tokens", "infer_prompt_tokens_per_add", "low"),
+    ("RSS MiB", "rss_mb", "low"),
+    ("disk MiB", "disk_mb", "low"),
+    ("cold start s", "cold_start_s", "low"),
 )
+
+
+def number(value: float) -> str:
+    """Three significant figures at most, thousands separated."""
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}"
 
 
 def worker_command(system: str, layout: Layout, args: argparse.Namespace, out: Path) -> list[str]:
@@ -111,7 +118,7 @@ def ratio(ours: float | None, theirs: float | None, better: str) -> str:
     if not ours or not theirs:
         return ""
     times = theirs / ours if better == "low" else ours / theirs
-    return f" (x{times:,.1f})" if times < 100 else f" (x{times:,.0f})"
+    return f" (x{number(times)})"
 
 
 def markdown(results: list[dict[str, Any]], layouts: list[Layout], systems: list[str]) -> str:
@@ -137,14 +144,14 @@ def markdown(results: list[dict[str, Any]], layouts: list[Layout], systems: list
         lines.append("| metric | " + " | ".join(shown) + " |")
         lines.append("|---|" + "---:|" * len(shown))
         comparable = "error" not in peer and peer.get("filled", layout.total) >= layout.total
-        for label, key, fmt, better in METRICS:
+        for label, key, better in METRICS:
             cells = []
             for system in shown:
                 value = rows[system].get(key)
                 if value is None:
                     cells.append("-")
                     continue
-                cell = fmt.format(value)
+                cell = number(value)
                 if system != "mem0" and comparable:
                     cell += ratio(value, peer.get(key), better)
                 cells.append(cell)
@@ -172,7 +179,7 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
     )
     fig, axes = plt.subplots(1, len(panels), figsize=(15, 4.2))
     for ax, (key, title) in zip(axes, panels, strict=True):
-        for system in SYSTEMS:
+        for color, system in enumerate(SYSTEMS):
             for scoped, style in ((False, "-o"), (True, "--s")):
                 rows = sorted(
                     (
@@ -186,7 +193,8 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
                 )
                 if rows:
                     label = system + (" (many scopes)" if scoped else "")
-                    ax.plot([r["filled"] for r in rows], [r[key] for r in rows], style, label=label)
+                    xs, ys = [r["filled"] for r in rows], [r[key] for r in rows]
+                    ax.plot(xs, ys, style, color=f"C{color}", label=label)
         if key == "search_p50_ms":
             ax.axhline(20, color="grey", linestyle=":", linewidth=1, label="20 ms target")
         ax.set_xscale("log")
@@ -200,23 +208,23 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1k and 100 x 20, small phases")
+    parser.add_argument("--quick", action="store_true", help="1k and 100 x 10, small phases")
     parser.add_argument("--layouts", help=f"comma list (default {FULL}; quick {QUICK})")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"subset of {SYSTEMS}")
-    parser.add_argument("--single", type=int, help="one-memory adds timed (200; quick 50)")
-    parser.add_argument("--batches", type=int, help="100-message adds timed (10; quick 3)")
-    parser.add_argument("--queries", type=int, help="searches timed (200; quick 50)")
-    parser.add_argument("--infer", type=int, help="infer=True adds timed (30; quick 10)")
+    parser.add_argument("--single", type=int, help="one-memory adds timed (200; quick 20)")
+    parser.add_argument("--batches", type=int, help="100-message adds timed (10; quick 1)")
+    parser.add_argument("--queries", type=int, help="searches timed (200; quick 30)")
+    parser.add_argument("--infer", type=int, help="infer=True adds timed (30; quick 5)")
     parser.add_argument("--cap", type=float, default=0, help="fill time cap (s), memoweave")
-    parser.add_argument("--mem0-cap", type=float, help="fill time cap (s), mem0 (900; quick 60)")
+    parser.add_argument("--mem0-cap", type=float, help="fill time cap (s), mem0 (900; quick 30)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo file")
     args = parser.parse_args()
     quick = args.quick
-    for name, full, small in (("single", 200, 50), ("batches", 10, 3), ("queries", 200, 50)):
+    for name, full, small in (("single", 200, 20), ("batches", 10, 1), ("queries", 200, 30)):
         if getattr(args, name) is None:
             setattr(args, name, small if quick else full)
-    args.infer = args.infer if args.infer is not None else (10 if quick else 30)
-    args.mem0_cap = args.mem0_cap if args.mem0_cap is not None else (60 if quick else 900)
+    args.infer = args.infer if args.infer is not None else (5 if quick else 30)
+    args.mem0_cap = args.mem0_cap if args.mem0_cap is not None else (30 if quick else 900)
     layouts = [Layout.parse(x) for x in (args.layouts or (QUICK if quick else FULL)).split(",")]
     systems = [s for s in args.systems.split(",") if s]
     unknown = set(systems) - set(SYSTEMS)

@@ -76,11 +76,8 @@ class Mem0System:
         return timed_add(self.memory, self.llm, self.counts, exchange, user_id)
 
     def close(self) -> None:
-        close = getattr(self.memory, "close", None)
-        if close is not None:
-            close()
-        else:  # releases qdrant local's folder lock
-            self.memory.vector_store.client.close()
+        self.memory.close()  # mem0 closes its SQLite only: qdrant local keeps its folder lock
+        self.memory.vector_store.client.close()
 
 
 def cold(home: str, user: str, query: str) -> None:

@@ -134,6 +134,10 @@ def markdown(results: list[dict[str, Any]], layouts: list[Layout], systems: list
         notes = []
         for system in shown:
             r = rows[system]
+            if r.get("from_previous_run"):
+                notes.append(
+                    f"- {system}: from an earlier run (load average {r.get('load_average')})"
+                )
             if "error" in r:
                 notes.append(f"- {system}: failed: `{r['error']}`")
             elif r.get("filled", layout.total) < layout.total:
@@ -206,6 +210,21 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def previous_results(layouts: list[Layout], systems: list[str]) -> list[dict[str, Any]]:
+    """The results of the last ``peer.json`` that this run does not redo (marked
+    ``from_previous_run``: another run, maybe at another load)."""
+    path = RESULTS / "peer.json"
+    if not path.exists():
+        return []
+    redo = {(s, layout.key) for s in systems for layout in layouts}
+    kept = [
+        r for r in json.loads(path.read_text())["results"] if (r["system"], r["layout"]) not in redo
+    ]
+    for r in kept:
+        r["from_previous_run"] = True
+    return kept
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1k and 100 x 10, small phases")
@@ -218,6 +237,11 @@ def main() -> None:
     parser.add_argument("--cap", type=float, default=0, help="fill time cap (s), memoweave")
     parser.add_argument("--mem0-cap", type=float, help="fill time cap (s), mem0 (900; quick 30)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo file")
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep peer.json's results of the other (system, layout) pairs (marked)",
+    )
     args = parser.parse_args()
     quick = args.quick
     for name, full, small in (("single", 200, 20), ("batches", 10, 1), ("queries", 200, 30)):
@@ -238,7 +262,7 @@ def main() -> None:
     subprocess.run(
         [sys.executable, str(BENCH / "peer_memoweave.py"), "--cache", str(biggest)], check=True
     )
-    results: list[dict[str, Any]] = []
+    results = previous_results(layouts, systems) if args.merge else []
     document = {
         "started": time.strftime("%Y-%m-%d %H:%M:%S"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
@@ -260,7 +284,12 @@ def main() -> None:
             write_json(RESULTS / "peer.json", document)
     document["load_average_end"] = load_average()
     write_json(RESULTS / "peer.json", document)
-    table = markdown(results, layouts, systems)
+    shown_layouts = sorted(
+        {Layout.parse(r["layout"]) for r in results}, key=lambda x: (x.scopes > 1, x.total)
+    )
+    table = markdown(
+        results, shown_layouts, [s for s in SYSTEMS if any(r["system"] == s for r in results)]
+    )
     load = f"load average at start {document['load_average_start']}, at end {load_average()}"
     (RESULTS / "peer.md").write_text(table + f"\n{load}\n", encoding="utf-8")
     print(table + "\n" + load)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memoweave.errors import MemoweaveError, VectorStoreError
+from memoweave.providers.vector_store import EXPIRY_KEY, HASH_KEY, SCOPE_KEYS, STATUS_KEY
 from memoweave_sqlite_vec.config import SqliteVecStoreConfig
 from memoweave_sqlite_vec.filters import COLUMNS
 
@@ -30,10 +31,16 @@ SCHEMA = (
     f"CREATE TABLE IF NOT EXISTS mw_records (collection TEXT NOT NULL, id TEXT NOT NULL, "
     f"{_TYPED}, mw_other INTEGER NOT NULL DEFAULT 0, payload TEXT NOT NULL, "
     "vector BLOB NOT NULL, norm REAL NOT NULL, UNIQUE (collection, id))",
+    # a scope's rows, by lifecycle status (status alone is never selective: no index of
+    # its own, so the planner cannot prefer it to the scope's)
     *(
-        f"CREATE INDEX IF NOT EXISTS mw_records_{key} ON mw_records (collection, {key})"
-        for key in COLUMNS
+        f"CREATE INDEX IF NOT EXISTS mw_records_{key}_status ON mw_records "
+        f"(collection, {key}, {STATUS_KEY})"
+        for key in SCOPE_KEYS
     ),
+    f"CREATE INDEX IF NOT EXISTS mw_records_{HASH_KEY} ON mw_records (collection, {HASH_KEY})",
+    # indexes of the first layout, which let the planner scan a whole collection by status
+    *(f"DROP INDEX IF EXISTS mw_records_{key}" for key in (*SCOPE_KEYS, STATUS_KEY, EXPIRY_KEY)),
 )
 BUSY_HINT = (
     "Another process held the write lock longer than busy_timeout_ms; raise busy_timeout_ms "

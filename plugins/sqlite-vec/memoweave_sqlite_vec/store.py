@@ -163,7 +163,7 @@ class SqliteVecStore(VectorStore):
         except ValueError as exc:
             raise fail(f"{where}: {exc}") from None
         floats = array("f", checked)
-        return floats.tobytes(), math.sqrt(sum(x * x for x in floats))
+        return floats.tobytes(), math.hypot(*floats)
 
     def search(
         self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None

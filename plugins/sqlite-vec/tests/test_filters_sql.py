@@ -10,6 +10,9 @@ from memoweave_sqlite_vec.filters import translate
 
 from memoweave.filters import evaluate, parse_filter
 from memoweave.filters.ast import Comparison
+from memoweave.memory.items import utcnow
+from memoweave.memory.scope import Scope
+from memoweave.memory.search import read_filter
 from memoweave.plugins import load_registry
 from memoweave.providers.vector_store import VectorRecord
 from memoweave.testing.filter_cases import FILTER_CASES, kit_id, kit_vector
@@ -80,10 +83,12 @@ def test_scope_filters_use_the_indexes(tmp_path: Path) -> None:
     store = load_registry().create("vector_store", "sqlite-vec", {"path": str(tmp_path / "v.db")})
     try:
         store.ensure_collection("plan", 8, "cosine")
-        where = translate(parse_filter({"user_id": "alice", "status": "active"}))
+        where = translate(read_filter(None, Scope.of(user_id="alice", operation="t"),
+                                      include_superseded=False, show_expired=False,
+                                      now=utcnow()))  # fmt: skip
         sql = f"EXPLAIN QUERY PLAN SELECT id FROM mw_records WHERE collection = ? AND {where.sql}"
         plan = " ".join(str(row[-1]) for row in store._conn.execute(sql, ["plan", *where.params]))
-        assert "USING INDEX" in plan, plan
+        assert "USING INDEX mw_records_user_id_status" in plan, plan
     finally:
         store.close()
 

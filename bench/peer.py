@@ -13,7 +13,8 @@ are in ``peer_data.run_phases``:
   re-run the model (the timed phases below embed for real);
 - ingest of new texts with ``infer=False``: one memory per call, then batched (100 per
   call): memories/s and ms per memory;
-- searches (top 10, query embedding included): p50/p95 wall and process-CPU ms;
+- searches (top 10, query embedding included): p50/p95 wall and process-CPU ms, and the
+  p50 of a search right after a write to the same scope (a chat app's steady state);
 - ``add(infer=True)`` of LoCoMo exchanges with ``add_cost.py``'s scripted LLM (200 ms per
   call): wall, overhead beyond the LLM, LLM calls and prompt tokens per add;
 - RSS of the process tree and peak RSS, size of the home on disk;
@@ -57,6 +58,7 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
     ("search p50 ms", "search_p50_ms", "low"),
     ("search p95 ms", "search_p95_ms", "low"),
     ("search CPU ms p50", "search_cpu_p50_ms", "low"),
+    ("search right after a write, p50 ms", "search_after_write_p50_ms", "low"),
     ("infer add: overhead p50 ms", "infer_overhead_ms_p50", "low"),
     ("infer add: wall p50 ms", "infer_wall_ms_p50", "low"),
     ("infer add: LLM calls", "infer_llm_calls_per_add", "low"),

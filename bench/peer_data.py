@@ -406,6 +406,14 @@ def run_phases(
             searches.time(system.search, question, user)
     out.update(searches.summary("search"))
 
+    # a chat app's steady state: every search follows a write to the same scope
+    after_write = Timer.new()
+    extra = fresh_texts(plan.queries // 4, f"{tag} after")
+    for text, (user, question) in zip(extra, asked[5:], strict=False):
+        system.add([text], user)
+        after_write.time(system.search, question, user)
+    out.update(after_write.summary("search_after_write"))
+
     if plan.infer and plan.data is not None and plan.data.exists():
         from add_cost_data import load_exchanges, summarize
 

@@ -18,12 +18,11 @@ stored as space-joined tokens, so FTS5's ``unicode61`` tokenizer only splits on 
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memoweave.index.contracts import Database, ScopeKeys
-from memoweave.index.keyword_postings import PostingsCache, bm25_idf, bm25_tf, data_version
+from memoweave.index.keyword_postings import K1, B, PostingsCache, bm25_idf, data_version
 from memoweave.index.tokenize import tokenize
 
 _SCHEMA = (
@@ -36,6 +35,8 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS keyword_docs_agent ON keyword_docs(agent_id, status)",
     "CREATE INDEX IF NOT EXISTS keyword_docs_run ON keyword_docs(run_id, status)",
     "CREATE TABLE IF NOT EXISTS index_meta (name TEXT PRIMARY KEY, version INTEGER NOT NULL)",
+    # every (token, memory rowid) occurrence, for BM25 of scopes too large to cache
+    "CREATE VIRTUAL TABLE IF NOT EXISTS keyword_vocab USING fts5vocab(keyword_fts, 'instance')",
 )
 LAYOUT_VERSION = 2
 """1: ``keyword_fts`` rows had rowids of their own; 2: a memory's ``keyword_fts`` rowid is
@@ -43,8 +44,6 @@ its ``keyword_docs`` rowid, so FTS rows are found through the indexed ``keyword_
 (by id or by scope) instead of by scanning FTS5's unindexed columns."""
 _FTS_ROWIDS = "SELECT rowid FROM keyword_docs WHERE "
 MAX_QUERY_TOKENS = 64
-MAX_MATCHES = 20_000
-"""Matching memories scored per query, at most, in scopes too large to cache."""
 
 
 @dataclass(frozen=True)
@@ -139,33 +138,29 @@ class KeywordIndex:
     def _score_matches(
         self, conn: sqlite3.Connection, tokens: list[str], where: str, params: list[object]
     ) -> list[tuple[str, float]]:
-        """BM25 of the FTS5 matches of ``tokens`` (the path of scopes too large to cache)."""
-        match = " OR ".join(f'"{t}"' for t in tokens)
-        rows = conn.execute(
-            f"SELECT memory_id, tokens FROM keyword_fts WHERE keyword_fts MATCH ? AND {where} "
-            "LIMIT ?",
-            [match, *params, MAX_MATCHES],
-        ).fetchall()
-        if not rows:
-            return []
+        """BM25 of the scope's memories holding one of ``tokens`` (the path of scopes too
+        large to cache), computed inside SQLite: FTS5's token instances (``keyword_vocab``)
+        joined to the scope's ``keyword_docs`` rows, so the work is that of the matches, in
+        C, and Python only receives (memory id, score) pairs."""
+        marks = ", ".join("?" * len(tokens))
+        matches = (  # (memory id, token, term frequency, length) of each matching memory
+            "SELECT d.memory_id AS memory_id, v.term AS term, COUNT(*) AS tf, "
+            "d.length AS length FROM keyword_vocab AS v JOIN keyword_docs AS d "
+            f"ON d.rowid = v.doc WHERE v.term IN ({marks}) AND {where} GROUP BY v.doc, v.term"
+        )
+        found = [*tokens, *params]
+        df = conn.execute(f"SELECT term, COUNT(*) FROM ({matches}) GROUP BY term", found)
         docs, avg_length = self._scope_stats(conn, where, params)
-        wanted = set(tokens)
-        df = dict.fromkeys(tokens, 0)
-        parsed: list[tuple[str, list[str], int]] = []
-        for memory_id, text_tokens in rows:
-            words = text_tokens.split()
-            found = [t for t in words if t in wanted]
-            for t in set(found):
-                df[t] += 1
-            parsed.append((memory_id, found, len(words)))
-        docs = max(docs, len(rows))
-        idf = {t: bm25_idf(docs, n) for t, n in df.items() if n}
-        scored = []
-        for memory_id, found, length in parsed:
-            tf = Counter(found)
-            score = sum(idf[t] * bm25_tf(f, length, avg_length) for t, f in tf.items())
-            scored.append((memory_id, score))
-        return scored
+        idf = {term: bm25_idf(docs, n) for term, n in df.fetchall()}
+        if not idf:
+            return []
+        weight = "CASE term " + " ".join("WHEN ? THEN ?" for _ in idf) + " END"
+        tf = f"tf * {K1 + 1} / (tf + {K1} * ({1 - B} + {B} * length / ?))"  # bm25_tf
+        rows = conn.execute(
+            f"SELECT memory_id, SUM(({weight}) * {tf}) FROM ({matches}) GROUP BY memory_id",
+            [*(x for pair in idf.items() for x in pair), avg_length, *found],
+        ).fetchall()
+        return [(memory_id, float(score)) for memory_id, score in rows]
 
     def _scope_stats(
         self, conn: sqlite3.Connection, where: str, params: list[object]

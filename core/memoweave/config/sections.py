@@ -56,6 +56,15 @@ class RetrievalConfig(ConfigModel):
     entity_weight: float = Field(default=0.2, ge=0)
     time_weight: float = Field(default=0.3, ge=0)
     recency_weight: float = Field(default=0.0, ge=0)
+    graph_weight: float = Field(
+        default=0.2, ge=0, description="Weight of the graph signal (with a graph_store)."
+    )
+    graph_hops: int = Field(
+        default=2, ge=1, le=5, description="Hops walked from the query's entities."
+    )
+    graph_relations: int = Field(
+        default=10, ge=0, le=100, description="Relations returned beside the results."
+    )
     recency_half_life_days: float = Field(
         default=30.0, gt=0, description="Age at which the recency signal is 0.5."
     )

@@ -140,7 +140,8 @@ class Memory:
         limit: int | None = None,
     ) -> dict[str, Any]:
         """The memories most relevant to ``query`` within the scope named in ``filters``
-        (or by ``user_id`` / ``agent_id`` / ``run_id``); ``{"results": [item + score]}``."""
+        (or by ``user_id`` / ``agent_id`` / ``run_id``); ``{"results": [item + score]}``,
+        plus ``"relations"`` (mem0 v1's graph shape) when a graph store is configured."""
         return run(
             self._ops.search(
                 query,

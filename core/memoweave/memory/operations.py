@@ -70,6 +70,7 @@ class MemoryOperations:
             indexes=providers.indexes,
             reranker=providers.reranker,
             settings=providers.retrieval,
+            graph=providers.graph_store,
         )
         self._max_text = providers.config.limits.max_text_chars
         self._ready = False
@@ -266,6 +267,7 @@ class MemoryOperations:
             operation="search()",
         )
         yield from self.ensure_ready()
+        graph = yield from self.retriever.graph_context(query, scope=scope)
         ranked = yield from self.retriever.search(
             query,
             scope=scope,
@@ -275,8 +277,12 @@ class MemoryOperations:
             rerank=rerank,
             statuses=visible_statuses(include_superseded),
             now=it.utcnow(),
+            graph=graph,
         )
-        return {"results": [result_item(c, explain=explain) for c in ranked]}
+        out: dict[str, Any] = {"results": [result_item(c, explain=explain) for c in ranked]}
+        if self.providers.graph_store is not None:
+            out["relations"] = yield from self.retriever.relations(graph, node=node, ranked=ranked)
+        return out
 
     def get(
         self,

@@ -7,8 +7,9 @@
 2. Every stage is a pipeline step (:mod:`memoweave.runtime.steps`): ``Memory`` runs them
    in turn, ``AsyncMemory`` awaits the providers' async I/O and overlaps the query
    embedding with the keyword search.
-3. The entity signal (:mod:`.entities`), the time signal and the optional recency signal
-   (:mod:`.temporal`) re-score those candidates.
+3. With a graph store, the graph signal (:mod:`.graph`) adds the memories linked to the
+   neighbours of the query's entities. The entity signal (:mod:`.entities`), the time
+   signal and the optional recency signal (:mod:`.temporal`) re-score the candidates.
 4. :func:`.fusion.fuse` combines the signals into one score in [0, 1] (weights and method
    in the ``retrieval`` config); ``threshold`` applies to it; the optional reranker then
    reorders the fused top ``rerank_top_n``.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from memoweave.config.sections import RetrievalConfig
 from memoweave.filters import FilterNode
@@ -33,12 +35,14 @@ from memoweave.index import SideIndexes
 from memoweave.index.contracts import ScopeKeys
 from memoweave.index.keyword_index import KeywordIndex
 from memoweave.providers.embedder import Embedder
+from memoweave.providers.graph_store import GraphStore
 from memoweave.providers.reranker import Reranker
 from memoweave.providers.vector_store import VectorStore
 from memoweave.retrieval.candidates import Candidate, Signal, collect, rank_scores
 from memoweave.retrieval.dense import dense_hits
 from memoweave.retrieval.entities import entity_scores
 from memoweave.retrieval.fusion import fuse
+from memoweave.retrieval.graph import GraphContext, graph_context, graph_hits, graph_relations
 from memoweave.retrieval.keyword import keyword_payloads, keyword_scores
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
 from memoweave.runtime.steps import Steps, call, gather
@@ -55,12 +59,26 @@ class Retriever:
         indexes: SideIndexes | None,
         reranker: Reranker | None,
         settings: RetrievalConfig,
+        graph: GraphStore | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
         self._indexes = indexes
         self._reranker = reranker
         self._settings = settings
+        self._graph = graph
+
+    def graph_context(self, query: str, *, scope: ScopeKeys) -> Steps[GraphContext]:
+        """The walk from the query's entities (empty without a graph store)."""
+        return graph_context(self._graph, query, scope=scope, hops=self._settings.graph_hops)
+
+    def relations(
+        self, context: GraphContext, *, node: FilterNode, ranked: Sequence[Candidate]
+    ) -> Steps[list[dict[str, Any]]]:
+        """The relations a search returns beside its results (see :mod:`.graph`)."""
+        known = {c.id: c.payload for c in ranked}
+        limit = self._settings.graph_relations
+        return graph_relations(self._store, context, node=node, known=known, limit=limit)
 
     @property
     def keyword_index(self) -> KeywordIndex | None:
@@ -78,9 +96,10 @@ class Retriever:
         rerank: bool,
         statuses: Sequence[str],
         now: datetime,
+        graph: GraphContext | None = None,
     ) -> Steps[list[Candidate]]:
         """The pipeline of the ``top_k`` best candidates for ``query``, best first, each
-        with its signals."""
+        with its signals; ``graph`` (from :meth:`graph_context`) adds the graph signal."""
         settings = self._settings
         n = max(settings.candidates, top_k)
         store, index = self._store, self.keyword_index
@@ -96,6 +115,10 @@ class Retriever:
             "keyword",
             (yield from keyword_payloads(store, index, scored, node=node, known=known)),
         )
+        if graph is not None and graph.scores and settings.graph_weight > 0:
+            known = {i: c.payload for i, c in candidates.items()}
+            found = yield from graph_hits(store, graph, node=node, known=known, limit=n)
+            collect(candidates, "graph", found)
         yield from self._rescore(candidates, query, scope=scope, statuses=statuses, now=now)
         weights = {
             "dense": settings.dense_weight,
@@ -103,6 +126,7 @@ class Retriever:
             "entity": settings.entity_weight,
             "time": settings.time_weight,
             "recency": settings.recency_weight,
+            "graph": settings.graph_weight,
         }
         fuse(candidates, weights, method=settings.fusion, rrf_k=settings.rrf_k)
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.id))

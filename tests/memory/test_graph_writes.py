@@ -11,10 +11,16 @@ import pytest
 
 from memoweave.errors import GraphStoreError, HistoryError
 from memoweave.memory import Memory
+from memoweave.memory.actions import AddMemory
 from memoweave.memory.history import HistoryStore
+from memoweave.memory.items import utcnow
+from memoweave.memory.scope import Scope
+from memoweave.memory.write_plan import WriteContext
 from memoweave.providers.graph_store import GraphEntity, GraphRelation
+from memoweave.runtime.steps import run
 from memoweave.stores.graph_memory import InMemoryGraphStore
-from memoweave.testing.doubles import ScriptedLLM
+from memoweave.stores.memory import InMemoryVectorStore
+from memoweave.testing.doubles import HashingEmbedder, ScriptedLLM
 
 from .conftest import MakeMemory
 
@@ -192,3 +198,19 @@ def test_recovery_after_a_crash_restores_the_graph(
     reopened.get_all(user_id="alice")  # opening runs the recovery
     assert state(graph) == before
     assert [m["id"] for m in reopened.get_all(user_id="alice")["results"]] == [kept]
+
+
+def test_strategy_triples_replace_the_offline_links(tmp_path: Any) -> None:
+    graph = FlakyGraph()
+    config = {"history_db_path": str(tmp_path / "t.db")}
+    with Memory(
+        config, embedder=HashingEmbedder(), vector_store=InMemoryVectorStore(), graph_store=graph
+    ) as mem:
+        actions = [
+            AddMemory("Caroline adopted Max.", relations=(("Caroline", "Adopted", "Max"),)),
+            AddMemory("Nothing to link for Melanie here.", relations=()),
+        ]
+        ctx = WriteContext(scope=Scope(user_id="alice"), now=utcnow(), observed_at=utcnow())
+        run(mem._ops.ensure_ready())
+        run(mem._ops.writer.write("alice", actions, ctx))
+        assert [r.triple() for r in graph.relations(ALICE)] == [("caroline", "adopted", "max")]

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AddMemory:
-    """Store ``text`` as a new memory; ``supersedes`` lists existing ids it replaces."""
+    """Store ``text`` as a new memory; ``supersedes`` lists existing ids it replaces;
+    ``relations`` are the (source, relationship, destination) triples a strategy extracted
+    for the graph (``None``: the offline extractor links the text's entities)."""
 
     text: str
     source_message_ids: tuple[str, ...] = ()
@@ -32,6 +34,7 @@ class AddMemory:
     actor_id: str | None = None
     role: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    relations: tuple[tuple[str, str, str], ...] | None = None
 
 
 @dataclass(frozen=True)

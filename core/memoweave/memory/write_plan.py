@@ -199,6 +199,8 @@ class _Builder:
         if self._duplicate(text, against_scope=True):
             return
         new_id = str(uuid.uuid4())
+        if isinstance(action, AddMemory) and action.relations is not None:
+            self.plan.triples[new_id] = list(action.relations)
         payload = self._new_payload(action, text, tuple(dict.fromkeys(replaced)))
         self._upsert(new_id, vector, payload, before=None)
         self._event(new_id, "ADD", None, text, payload)

@@ -5,9 +5,12 @@ statement of each turn, attributed to its speaker; now and then a ``replaces`` o
 existing memory). Over the exchanges of one LoCoMo conversation it measures, per add: LLM
 calls, prompt tokens (characters / 4), wall time and the overhead beyond the time spent in
 the LLM (p50 / p95), embed calls. ``--peer mem0`` runs the same measurement on mem0 in
-its own venv (``bench/.venv-mem0``, see ``add_cost_mem0.py``).
+its own venv (``bench/.venv-mem0``, see ``add_cost_mem0.py``). ``--graph`` measures
+memoweave a second time with an embedded LadybugDB graph store (the same single call also
+asks for the facts' relations; the scripted answer then carries plausible ones).
 
     .venv/bin/python bench/add_cost.py [--data FILE] [--conversation conv-26] [--peer mem0]
+    .venv/bin/python bench/add_cost.py --graph
 
 Writes ``bench/results/add_cost.json``.
 """
@@ -43,6 +46,7 @@ from add_cost_data import (
     summarize,
 )
 
+from memoweave.graph.terms import graph_entities
 from memoweave.memory.api import Memory
 from memoweave.plugins import load_registry
 from memoweave.providers.embedder import Embedder, Purpose
@@ -63,12 +67,18 @@ def memoweave_answer(messages: list[Message]) -> dict[str, Any]:
     new = [(m.group(2), m.group(3)) for m in _NEW.finditer(new_part)]
     block = _EXISTING.search(user)
     existing = 0 if block is None or block.group(1) == "(none)" else block.group(1).count("\n") + 1
-    return {
-        "memories": [
-            {"text": text, "sources": sources, "replaces": replaces}
-            for text, sources, replaces in plausible_facts(new, existing)
-        ]
-    }
+    wants_relations = '"relations"' in str(messages[0]["content"])
+    memories = []
+    for text, sources, replaces in plausible_facts(new, existing):
+        fact: dict[str, Any] = {"text": text, "sources": sources, "replaces": replaces}
+        if wants_relations:
+            names = graph_entities(text)
+            fact["relations"] = [
+                {"source": names[0], "relation": "related_to", "target": other}
+                for other in names[1:3]
+            ]
+        memories.append(fact)
+    return {"memories": memories}
 
 
 class TimedLLM(ScriptedLLM):
@@ -77,11 +87,14 @@ class TimedLLM(ScriptedLLM):
     def __init__(self) -> None:
         super().__init__(default=memoweave_answer, latency_s=LATENCY_S)
         self.seconds = 0.0
+        self.completion_chars = 0
 
     def generate(self, messages: list[Message], **kwargs: Any) -> LLMResponse:
         start = time.perf_counter()
         try:
-            return super().generate(messages, **kwargs)
+            response = super().generate(messages, **kwargs)
+            self.completion_chars += len(response.text or "")
+            return response
         finally:
             self.seconds += time.perf_counter() - start
 
@@ -107,8 +120,11 @@ class CountingEmbedder(Embedder):
         self.inner.close()
 
 
-def build_memory(home: Path, stack: str) -> tuple[Memory, TimedLLM, CountingEmbedder, str]:
-    """The embedded default stack (qdrant edge + onnx) if installed, else say so."""
+def build_memory(
+    home: Path, stack: str, graph: bool = False
+) -> tuple[Memory, TimedLLM, CountingEmbedder, str]:
+    """The embedded default stack (qdrant edge + onnx) if installed, else say so; with
+    ``graph``, plus the embedded LadybugDB graph store."""
     registry = load_registry()
     names = {(i.kind, i.name) for i in registry.list()}
     if stack == "default" and {("vector_store", "qdrant"), ("embedder", "onnx")} <= names:
@@ -119,7 +135,10 @@ def build_memory(home: Path, stack: str) -> tuple[Memory, TimedLLM, CountingEmbe
         label = "memory store + onnx all-MiniLM-L6-v2 int8"
     embedder = CountingEmbedder(registry.create("embedder", "onnx"))
     llm = TimedLLM()
-    config = {"vector_store": store, "history_db_path": str(home / "history.db")}
+    config: dict[str, Any] = {"vector_store": store, "history_db_path": str(home / "history.db")}
+    if graph:
+        config["graph_store"] = {"provider": "ladybug", "config": {"path": str(home / "graph")}}
+        label += " + ladybug graph"
     return Memory(config, llm=llm, embedder=embedder, registry=registry), llm, embedder, label
 
 
@@ -128,7 +147,7 @@ def timed_add(
 ) -> dict[str, float]:
     """One ``add`` of ``ex`` (infer on): its LLM calls, prompt tokens, embed calls, wall,
     CPU and overhead beyond the LLM (the row :func:`add_cost_data.summarize` reads)."""
-    calls0, seconds0 = len(llm.calls), llm.seconds
+    calls0, seconds0, chars0 = len(llm.calls), llm.seconds, llm.completion_chars
     embeds0, texts0 = embedder.calls, embedder.texts
     start, cpu = time.perf_counter(), time.process_time()
     memory.add(ex.messages, user_id=user_id, observed_at=ex.observed_at)
@@ -138,6 +157,7 @@ def timed_add(
         "llm_calls": len(new_calls),
         "prompt_tokens": sum(prompt_chars(c.messages) for c in new_calls) / 4,
         "system_tokens": sum(prompt_chars([c.messages[0]]) for c in new_calls) / 4,
+        "completion_tokens": (llm.completion_chars - chars0) / 4,
         "embed_calls": embedder.calls - embeds0,
         "embedded_texts": embedder.texts - texts0,
         "wall_ms": wall * 1000,
@@ -147,11 +167,11 @@ def timed_add(
 
 
 def run_memoweave(
-    exchanges: list[Exchange], *, stack: str, profile: bool, warmup: int
+    exchanges: list[Exchange], *, stack: str, profile: bool, warmup: int, graph: bool = False
 ) -> dict[str, Any]:
     """Measure every add of ``exchanges`` (after ``warmup`` adds in another scope)."""
     with tempfile.TemporaryDirectory(prefix="memoweave-addcost-") as tmp:
-        memory, llm, embedder, label = build_memory(Path(tmp), stack)
+        memory, llm, embedder, label = build_memory(Path(tmp), stack, graph)
         with memory:
             for ex in exchanges[:warmup]:
                 memory.add(ex.messages, user_id="warmup", observed_at=ex.observed_at)
@@ -164,7 +184,8 @@ def run_memoweave(
                 if profiler:
                     profiler.disable()
             memories = len(memory.get_all(user_id="bench", top_k=1000)["results"])
-    result = {"system": "memoweave", "stack": label, "memories": memories, **summarize(rows)}
+    system = "memoweave + graph" if graph else "memoweave"
+    result = {"system": system, "stack": label, "memories": memories, **summarize(rows)}
     if profiler:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(30)
@@ -219,6 +240,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
         ("LLM calls / add", "llm_calls_per_add", "{:.2f}"),
         ("prompt tokens / add", "prompt_tokens_per_add", "{:,.0f}"),
         ("  of which system prompt", "system_prompt_tokens", "{:,.0f}"),
+        ("completion tokens / add", "completion_tokens_per_add", "{:,.0f}"),
         ("embed calls / add", "embed_calls_per_add", "{:.2f}"),
         ("texts embedded / add", "embedded_texts_per_add", "{:.2f}"),
         ("wall ms p50", "wall_ms_p50", "{:.1f}"),
@@ -247,12 +269,18 @@ def main() -> None:
     parser.add_argument("--stack", choices=["default", "memory"], default="default")
     parser.add_argument("--peer", choices=["mem0"], action="append", default=[])
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the adds")
+    parser.add_argument("--graph", action="store_true", help="also measure with a graph store")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sample_id, exchanges = load_exchanges(args.data, args.conversation)
     if args.limit:
         exchanges = exchanges[: args.limit]
     results = [run_memoweave(exchanges, stack=args.stack, profile=args.profile, warmup=args.warmup)]
+    if args.graph:
+        graph_run = run_memoweave(
+            exchanges, stack=args.stack, profile=False, warmup=args.warmup, graph=True
+        )
+        results.append(graph_run)
     if "mem0" in args.peer:
         results.append(run_mem0(args))
     profile = results[0].pop("profile", None)

@@ -119,6 +119,11 @@ def summarize(rows: list[dict[str, float]]) -> dict[str, float]:
         "llm_calls_per_add": statistics.fmean(r["llm_calls"] for r in rows),
         "prompt_tokens_per_add": statistics.fmean(r["prompt_tokens"] for r in rows),
         "system_prompt_tokens": statistics.fmean(r["system_tokens"] for r in rows),
+        **(
+            {"completion_tokens_per_add": statistics.fmean(r["completion_tokens"] for r in rows)}
+            if all("completion_tokens" in r for r in rows)
+            else {}
+        ),
         "embed_calls_per_add": statistics.fmean(r["embed_calls"] for r in rows),
         "embedded_texts_per_add": statistics.fmean(r["embedded_texts"] for r in rows),
         "wall_ms_p50": percentile(wall, 50),

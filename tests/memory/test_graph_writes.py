@@ -214,3 +214,38 @@ def test_strategy_triples_replace_the_offline_links(tmp_path: Any) -> None:
         run(mem._ops.ensure_ready())
         run(mem._ops.writer.write("alice", actions, ctx))
         assert [r.triple() for r in graph.relations(ALICE)] == [("caroline", "adopted", "max")]
+
+
+def test_the_additive_call_also_returns_the_relations(
+    make_memory: MakeMemory, graph: FlakyGraph
+) -> None:
+    llm = ScriptedLLM()
+    mem = make_memory(graph_store=graph, llm=llm)
+    llm.push(
+        {
+            "memories": [
+                {
+                    "text": "Caroline adopted a dog named Max",
+                    "replaces": [],
+                    "sources": [1],
+                    "relations": [
+                        {"source": "Caroline", "relation": "Adopted", "target": "Max"},
+                        {"source": "Max", "relation": "is a", "target": "Max"},
+                    ],
+                },
+                {"text": "Caroline likes quiet mornings", "sources": [1], "relations": []},
+            ]
+        }
+    )
+    mem.add("I adopted a dog, Max! I like quiet mornings.", user_id="alice")
+    assert len(llm.calls) == 1, "relations come from the same single LLM call"
+    assert '"relations"' in str(llm.calls[0].messages[0]["content"])
+    assert [r.triple() for r in graph.relations(ALICE)] == [("caroline", "adopted", "max")]
+
+
+def test_without_a_graph_the_prompt_does_not_ask_for_relations(make_memory: MakeMemory) -> None:
+    llm = ScriptedLLM()
+    mem = make_memory(llm=llm)
+    llm.push({"memories": [{"text": "Caroline adopted Max"}]})
+    mem.add("I adopted Max.", user_id="alice")
+    assert '"relations"' not in str(llm.calls[0].messages[0]["content"])

@@ -56,7 +56,8 @@ def select_strategy(
         return DecideStrategy(providers.llm, providers.extraction)
     from memoweave.memory.strategies.additive import AdditiveStrategy
 
-    return AdditiveStrategy(providers.llm, providers.extraction)
+    graph = providers.graph_store is not None
+    return AdditiveStrategy(providers.llm, providers.extraction, graph=graph)
 
 
 __all__ = ["PROCEDURAL", "VerbatimStrategy", "select_strategy"]

@@ -3,22 +3,31 @@
 The prompt shows the observation date, the scope's related existing memories under short
 numbers, the last few earlier messages (context only) and the numbered new messages. The
 model answers new facts, each with the numbers of the existing memories it replaces and of
-the messages it comes from. Replaced memories are superseded, never destroyed.
+the messages it comes from. Replaced memories are superseded, never destroyed. With a graph
+store the same call also asks for each fact's relations (:mod:`.relations`).
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from memoweave.config.sections import ExtractionConfig
 from memoweave.memory.actions import Action, AddMemory, ExtractionRequest
 from memoweave.memory.llm_json import generate_json
+from memoweave.memory.prompts import load_prompt
 from memoweave.memory.strategies.llm_base import LLMStrategy
+from memoweave.memory.strategies.relations import (
+    GRAPH_PROMPT,
+    ExtractedRelation,
+    relation_triples,
+)
 from memoweave.memory.strategies.render import (
     Numbered,
     observation_date,
     render_new,
     render_window,
 )
+from memoweave.providers.llm import LLM
 from memoweave.runtime.steps import Steps
 
 
@@ -36,17 +45,36 @@ class AdditiveAnswer(BaseModel):
     memories: list[ExtractedMemory] = Field(default_factory=list)
 
 
+class ExtractedGraphMemory(ExtractedMemory):
+    """One fact with the relations it states (asked for with a graph store)."""
+
+    relations: list[ExtractedRelation] | None = None
+
+
+class AdditiveGraphAnswer(BaseModel):
+    """The model's whole answer, relations included."""
+
+    memories: list[ExtractedGraphMemory] = Field(default_factory=list)
+
+
 class AdditiveStrategy(LLMStrategy):
-    """Extract new facts and mark the memories they replace, in one LLM call."""
+    """Extract new facts and mark the memories they replace, in one LLM call; with
+    ``graph``, their relations too."""
 
     name = "additive"
     needs_related = True
+
+    def __init__(self, llm: LLM, config: ExtractionConfig, *, graph: bool = False) -> None:
+        super().__init__(llm, config)
+        self.graph = graph
 
     def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
         """Call the LLM once (plus at most ``max_repair_attempts`` repairs)."""
         new, instructions = yield from self.prepare(request, "additive_v1")
         if not new:
             return []
+        if self.graph:
+            instructions += "\n\n" + load_prompt(GRAPH_PROMPT)
         numbered = Numbered(tuple(request.related))
         user = (
             f"Observation date: {observation_date(request.observed_at)}\n\n"
@@ -57,7 +85,7 @@ class AdditiveStrategy(LLMStrategy):
         answer = yield from generate_json(
             self.llm,
             [{"role": "system", "content": instructions}, {"role": "user", "content": user}],
-            AdditiveAnswer,
+            AdditiveGraphAnswer if self.graph else AdditiveAnswer,
             repairs=self.config.max_repair_attempts,
         )
         actions: list[Action] = []
@@ -74,6 +102,9 @@ class AdditiveStrategy(LLMStrategy):
                     supersedes=replaced,
                     actor_id=first.name,
                     role=first.role,
+                    relations=relation_triples(fact.relations)
+                    if isinstance(fact, ExtractedGraphMemory) and fact.relations is not None
+                    else None,
                 )
             )
         return actions

@@ -105,10 +105,17 @@ class CypherGraphStore(GraphStore):
             reached = set(frontier)
             found: dict[str, GraphHit] = {}
             for hop in range(1, hops + 1):
-                if not frontier:
-                    break
+                if not frontier or len(found) >= limit:
+                    break  # later hops sort after every hit already found
                 step: set[str] = set()
-                rows = self._read(graph.hop(read, sorted(frontier), include_closed=include_closed))
+                statement = graph.hop(
+                    read,
+                    sorted(frontier),
+                    include_closed=include_closed,
+                    seen=list(found),
+                    limit=limit - len(found),
+                )
+                rows = self._read(statement)
                 for row in rows:
                     relation = relation_from(row)
                     if relation.id not in found:

@@ -198,16 +198,31 @@ class CypherGraph:
     # -- reads ----------------------------------------------------------------------------
 
     def hop(
-        self, scope: Mapping[str, str], names: Sequence[str], *, include_closed: bool
+        self,
+        scope: Mapping[str, str],
+        names: Sequence[str],
+        *,
+        include_closed: bool,
+        seen: Sequence[str] = (),
+        limit: int | None = None,
     ) -> Statement:
-        """The scope's edges touching an entity called one of ``names``."""
+        """The scope's edges touching an entity called one of ``names``, except those in
+        ``seen``; with ``limit``, the first ``limit`` by id."""
         params: dict[str, Any] = {"names": list(names)}
         where = scope_condition("r", scope, params)
         if not include_closed:
             where += " AND r.valid_until IS NULL"
+        if seen:
+            params["seen"] = list(seen)
+            where += " AND NOT r.id IN $seen"
+        tail = ""
+        if limit is not None:
+            params["limit"] = limit
+            tail = " ORDER BY r.id LIMIT $limit"
         text = (
             f"MATCH (s:{self.node})-[r:{self.edge}]->(d:{self.node}) "
-            f"WHERE (s.name IN $names OR d.name IN $names) AND {where} RETURN {REL_COLUMNS}"
+            f"WHERE (s.name IN $names OR d.name IN $names) AND {where} "
+            f"RETURN {REL_COLUMNS}{tail}"
         )
         return text, params
 

@@ -30,7 +30,7 @@ from memoweave.providers.vector_store import VectorStore
 from memoweave.retrieval.candidates import SignalHits
 from memoweave.runtime.steps import Steps, call
 
-WALK_LIMIT = 500
+WALK_LIMIT = 200
 """Most relations one search walks."""
 
 

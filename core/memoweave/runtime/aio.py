@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from memoweave.runtime.batching import Coalescer
-from memoweave.runtime.steps import CLOCK, Call, Gather, Part, Shielded, Steps
+from memoweave.runtime.steps import CLOCK, Call, Gather, NamedMethod, Part, Shielded, Steps
 
 T = TypeVar("T")
 
@@ -184,6 +184,17 @@ class _Inline(_Driver):
 _INLINE = _Inline()
 
 
+def awaitable(pipeline_method: Callable[..., Steps[T]]) -> Any:
+    """The async twin running ``pipeline_method``'s pipeline with :func:`drive`: with
+    :func:`memoweave.runtime.steps.blocking`, one pipeline gives a provider both its sync
+    method and its native async twin."""
+
+    async def method(self: Any, *args: Any, **kwargs: Any) -> T:
+        return await drive(pipeline_method(self, *args, **kwargs))
+
+    return NamedMethod(method, pipeline_method)
+
+
 async def drive(pipeline: Steps[T]) -> T:
     """Run a provider's own pipeline on the running loop (its ``a<method>`` twins).
 
@@ -201,4 +212,11 @@ def _key(fn: Callable[..., Any]) -> tuple[int, str]:
     return id(getattr(fn, "__self__", None)), getattr(fn, "__name__", "")
 
 
-__all__ = ["DEFAULT_ASYNC_MARK", "AsyncRunner", "default_async", "drive", "native_async"]
+__all__ = [
+    "DEFAULT_ASYNC_MARK",
+    "AsyncRunner",
+    "awaitable",
+    "default_async",
+    "drive",
+    "native_async",
+]

@@ -23,6 +23,7 @@ of a ``Gather`` concurrently. So both APIs share every line of pipeline logic.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -124,6 +125,32 @@ def pause(seconds: float) -> Call:
     return call(CLOCK.sleep, seconds)
 
 
+class NamedMethod:
+    """A method made from a pipeline method, named after the attribute it is assigned to
+    (the drivers find a method's async twin by that name: ``search`` → ``asearch``)."""
+
+    def __init__(self, function: Callable[..., Any], source: Callable[..., Any]) -> None:
+        functools.update_wrapper(function, source)
+        self.function = function
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.function.__name__ = name
+        self.function.__qualname__ = f"{owner.__qualname__}.{name}"
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        return self.function if obj is None else self.function.__get__(obj, objtype)
+
+
+def blocking(pipeline_method: Callable[..., Steps[T]]) -> Any:
+    """The method running ``pipeline_method``'s pipeline to its end (:func:`run`): how a
+    provider written as pipelines gets its sync methods."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> T:
+        return run(pipeline_method(self, *args, **kwargs))
+
+    return NamedMethod(method, pipeline_method)
+
+
 def done(value: T) -> Steps[T]:
     """A pipeline with no step that returns ``value`` (for branches with nothing to do)."""
     return value
@@ -139,6 +166,7 @@ __all__ = [
     "Shielded",
     "Step",
     "Steps",
+    "blocking",
     "call",
     "done",
     "gather",

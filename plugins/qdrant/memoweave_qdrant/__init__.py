@@ -19,10 +19,11 @@ __all__ = ["QdrantStoreConfig", "create_store", "register_mem0_sources", "regist
 
 
 def create_store(config: QdrantStoreConfig) -> VectorStore:
-    """Build a :class:`memoweave_qdrant.store.QdrantVectorStore` from a validated config."""
-    from memoweave_qdrant.store import QdrantVectorStore
+    """Build the store of ``config``'s mode (:mod:`memoweave_qdrant.store`): Qdrant Edge is
+    synchronous; qdrant-client local and server modes also have native async twins."""
+    from memoweave_qdrant.store import create_store as create
 
-    return QdrantVectorStore(config)
+    return create(config)
 
 
 @hookimpl

@@ -5,12 +5,17 @@ Qdrant UUID point ids; filters are translated by :mod:`memoweave_qdrant.filters`
 the translation is only a superset (``icontains``), post-filtered with
 :func:`memoweave.filters.evaluate`. Every engine exception becomes a ``VectorStoreError``
 carrying the engine's message.
+
+Every method is written once, as a pipeline of engine calls (:mod:`memoweave.runtime.
+steps`). :class:`QdrantVectorStore` (Qdrant Edge, synchronous by nature) runs them in the
+calling thread; :class:`QdrantClientStore` (qdrant-client local mode or a server) also
+has native async twins that await the engine's ``AsyncQdrantClient`` calls.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 from uuid import UUID
 
 from memoweave.errors import MemoweaveError, NotFound, ValidationError, VectorStoreError
@@ -31,6 +36,8 @@ from memoweave.providers.vector_store import (
     VectorRecord,
     VectorStore,
 )
+from memoweave.runtime.aio import awaitable
+from memoweave.runtime.steps import Steps, blocking, call, run
 from memoweave_qdrant import codec
 from memoweave_qdrant.config import QdrantStoreConfig
 from memoweave_qdrant.engine import Engine, Row
@@ -61,6 +68,13 @@ def _engine_error(action: str, exc: BaseException, where: str) -> VectorStoreErr
     )
 
 
+def create_store(config: QdrantStoreConfig) -> QdrantVectorStore:
+    """The store of ``config``'s mode: client modes get native async twins."""
+    if config.resolved_mode == "edge":
+        return QdrantVectorStore(config)
+    return QdrantClientStore(config)
+
+
 def _build_engine(config: QdrantStoreConfig) -> Engine:
     if config.resolved_mode == "edge":
         from memoweave_qdrant.edge_engine import EdgeEngine
@@ -89,18 +103,19 @@ class QdrantVectorStore(VectorStore):
         self._metric: Metric = "cosine"
         self._dropped = False
         self._closed = False
-        self._engine = self._call("open", lambda: _build_engine(config))
+        self._engine = run(self._step("open", _build_engine, config))
 
     # -- plumbing --------------------------------------------------------------------
-    def _call(self, action: str, fn: Callable[[], T]) -> T:
+    def _step(self, action: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Steps[T]:
+        """The pipeline of one engine call; engine exceptions become VectorStoreError."""
         try:
-            return fn()
+            return (yield call(fn, *args, **kwargs))
         except MemoweaveError:
             raise
         except Exception as exc:
             raise _engine_error(action, exc, self._where) from exc
 
-    def _bound(self) -> Engine:
+    def _bound(self) -> Steps[Engine]:
         if self._closed:
             raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
         if self._name is None:
@@ -108,12 +123,14 @@ class QdrantVectorStore(VectorStore):
                 "no collection bound", hint="Call ensure_collection(name, dims) first."
             )
         if self._dropped:
-            self._open(self._name, self._dims, self._metric)
+            yield from self._open(self._name, self._dims, self._metric)
         return self._engine
 
-    def _open(self, name: str, dims: int, metric: Metric) -> None:
+    def _open(self, name: str, dims: int, metric: Metric) -> Steps[None]:
         engine = self._engine
-        actual = self._call("open collection", lambda: engine.open(name, dims, metric, create=True))
+        actual = yield from self._step(
+            "open collection", engine.open, name, dims, metric, create=True
+        )
         if actual != (dims, metric):
             self._name = None
             raise VectorStoreError(
@@ -122,8 +139,8 @@ class QdrantVectorStore(VectorStore):
                 hint="Use another collection name, or drop the collection to recreate it.",
             )
         keyword = (*SCOPE_KEYS, STATUS_KEY, HASH_KEY, LISTS_KEY)
-        self._call(
-            "create indexes", lambda: engine.ensure_indexes(keyword, (EXPIRY_KEY,), TEXT_FIELD)
+        yield from self._step(
+            "create indexes", engine.ensure_indexes, keyword, (EXPIRY_KEY,), TEXT_FIELD
         )
         self._name, self._dims, self._metric, self._dropped = name, dims, metric, False
 
@@ -140,12 +157,12 @@ class QdrantVectorStore(VectorStore):
         return -raw if self._metric == "euclidean" else raw
 
     def _ranked(
-        self, fetch: Callable[[int], list[Row]], top_k: int, keep: Keep | None
-    ) -> list[SearchHit]:
+        self, fetch: Callable[[int], Steps[list[Row]]], top_k: int, keep: Keep | None
+    ) -> Steps[list[SearchHit]]:
         """Hits from ``fetch(limit)``, widening the fetch until ``top_k`` pass ``keep``."""
         limit = top_k
         while True:
-            rows = fetch(limit)
+            rows = yield from fetch(limit)
             hits = []
             for row in rows:
                 payload = codec.decode_payload(row.payload)
@@ -156,22 +173,25 @@ class QdrantVectorStore(VectorStore):
             limit *= 4
 
     def _matching(
-        self, where: Clause | None, keep: Keep, start: UUID | None
-    ) -> Iterator[StoredRecord]:
-        """Every record matching from ``start`` on, in id order (post-filtered)."""
-        engine = self._bound()
-        offset = start
+        self, where: Clause | None, keep: Keep, start: UUID | None, stop_after: int | None
+    ) -> Steps[list[StoredRecord]]:
+        """The records matching from ``start`` on, in id order (post-filtered); at most
+        ``stop_after`` of them when given."""
+        engine = yield from self._bound()
+        offset, found = start, []
         while True:
-            rows, offset = self._call("scroll", lambda o=offset: engine.scroll(where, 256, o))
+            rows, offset = yield from self._step("scroll", engine.scroll, where, 256, offset)
             for row in rows:
                 payload = codec.decode_payload(row.payload)
                 if keep(payload):
-                    yield StoredRecord(str(row.id), payload)
+                    found.append(StoredRecord(str(row.id), payload))
+                    if stop_after is not None and len(found) >= stop_after:
+                        return found
             if offset is None:
-                return
+                return found
 
-    # -- contract --------------------------------------------------------------------
-    def ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
+    # -- contract, as pipelines ------------------------------------------------------
+    def _ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> Steps[None]:
         """Create or open ``name`` and bind to it; ``VectorStoreError`` on a dims/metric clash."""
         codec.check_collection_name(name)
         codec.check_positive("dims", dims)
@@ -179,11 +199,11 @@ class QdrantVectorStore(VectorStore):
             raise ValidationError(f"metric must be one of {_METRICS}, got {metric!r}")
         if self._closed:
             raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
-        self._open(name, dims, metric)
+        yield from self._open(name, dims, metric)
 
-    def upsert(self, records: Sequence[VectorRecord]) -> None:
+    def _upsert(self, records: Sequence[VectorRecord]) -> Steps[None]:
         """Insert or replace ``records`` in one engine call (idempotent by id)."""
-        engine = self._bound()
+        engine = yield from self._bound()
         cosine = self._metric == "cosine"
         points = []
         for record in records:
@@ -198,46 +218,50 @@ class QdrantVectorStore(VectorStore):
                 )
             )
         if points:
-            self._call("upsert", lambda: engine.upsert(points))
+            yield from self._step("upsert", engine.upsert, points)
 
-    def search(
+    def _search(
         self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
-    ) -> list[SearchHit]:
+    ) -> Steps[list[SearchHit]]:
         """The ``top_k`` most similar records matching ``filter``, best first."""
-        engine = self._bound()
+        engine = yield from self._bound()
         query, _ = codec.check_vector(vector, self._dims)
         codec.check_positive("top_k", top_k)
         where, keep = self._filter(filter)
-        fetch = lambda n: self._call("search", lambda: engine.search(query, n, where))  # noqa: E731
-        return self._ranked(fetch, top_k, keep)
+        return (
+            yield from self._ranked(
+                lambda n: self._step("search", engine.search, query, n, where), top_k, keep
+            )
+        )
 
-    def keyword_search(
+    def _keyword_search(
         self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
-    ) -> list[SearchHit]:
+    ) -> Steps[list[SearchHit]]:
         """BM25 over ``payload["memory"]`` (Qdrant's text index with scoring)."""
-        engine = self._bound()
+        engine = yield from self._bound()
         if not isinstance(text, str):
             raise ValidationError(f"text must be a string, got {type(text).__name__}")
         codec.check_positive("top_k", top_k)
         if not text.strip():
             return []
         where, keep = self._filter(filter)
-        fetch = lambda n: self._call(  # noqa: E731
-            "keyword search", lambda: engine.text_search(text, TEXT_FIELD, n, where)
+        hits = yield from self._ranked(
+            lambda n: self._step("keyword search", engine.text_search, text, TEXT_FIELD, n, where),
+            top_k,
+            keep,
         )
-        hits = self._ranked(fetch, top_k, keep)
         if self._metric == "euclidean":  # undo _ranked's distance negation: BM25 is a score
             return [SearchHit(h.id, -h.score, h.payload) for h in hits]
         return hits
 
-    def get(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredRecord]:
+    def _get(self, ids: Sequence[str], *, with_vectors: bool = False) -> Steps[list[StoredRecord]]:
         """The existing records among ``ids``, in the order asked."""
-        engine = self._bound()
+        engine = yield from self._bound()
         wanted = [codec.parse_id(i) for i in ids]
         if not wanted:
             return []
-        rows = self._call(
-            "retrieve", lambda: engine.retrieve(list(dict.fromkeys(wanted)), with_vectors)
+        rows = yield from self._step(
+            "retrieve", engine.retrieve, list(dict.fromkeys(wanted)), with_vectors
         )
         by_id = {row.id: row for row in rows}
         out = []
@@ -248,24 +272,24 @@ class QdrantVectorStore(VectorStore):
                 out.append(StoredRecord(str(pid), codec.decode_payload(row.payload), vector))
         return out
 
-    def delete(self, ids: Sequence[str]) -> None:
+    def _delete(self, ids: Sequence[str]) -> Steps[None]:
         """Delete ``ids``; missing ids are ignored."""
-        engine = self._bound()
+        engine = yield from self._bound()
         wanted = [codec.parse_id(i) for i in ids]
         if wanted:
-            self._call("delete", lambda: engine.delete(wanted))
+            yield from self._step("delete", engine.delete, wanted)
 
-    def update(
+    def _update(
         self, id: str, *, vector: Sequence[float] | None = None, payload: Payload | None = None
-    ) -> None:
+    ) -> Steps[None]:
         """Replace the vector and/or the whole payload of ``id``; ``NotFound`` if missing."""
-        engine = self._bound()
+        engine = yield from self._bound()
         pid = codec.parse_id(id)
         new_vector, new_norm = (
             codec.check_vector(vector, self._dims) if vector is not None else (None, 0.0)
         )
         new_payload = codec.encode_payload(payload, norm=None) if payload is not None else None
-        rows = self._call("retrieve", lambda: engine.retrieve([pid], False))
+        rows = yield from self._step("retrieve", engine.retrieve, [pid], False)
         if not rows:
             raise NotFound(f"record {id} does not exist", details={"id": id})
         stored = new_payload if new_payload is not None else dict(rows[0].payload)
@@ -275,44 +299,61 @@ class QdrantVectorStore(VectorStore):
             elif codec.NORM_KEY in rows[0].payload:
                 stored[codec.NORM_KEY] = rows[0].payload[codec.NORM_KEY]
         if new_vector is not None:
-            self._call("update vector", lambda: engine.set_vector(pid, new_vector))
+            yield from self._step("update vector", engine.set_vector, pid, new_vector)
         if new_payload is not None or (new_vector is not None and self._metric == "cosine"):
-            self._call("update payload", lambda: engine.set_payload(pid, stored))
+            yield from self._step("update payload", engine.set_payload, pid, stored)
 
-    def list(
+    def _list(
         self, *, filter: FilterNode | None = None, limit: int = 100, cursor: str | None = None
-    ) -> Page:
+    ) -> Steps[Page]:
         """One page of matching records in id order; the cursor is the next record's id."""
-        engine = self._bound()
+        engine = yield from self._bound()
         codec.check_positive("limit", limit)
         start = self._cursor(cursor)
         where, keep = self._filter(filter)
         if keep is None:
-            rows, nxt = self._call("scroll", lambda: engine.scroll(where, limit, start))
+            rows, nxt = yield from self._step("scroll", engine.scroll, where, limit, start)
             records = [StoredRecord(str(r.id), codec.decode_payload(r.payload)) for r in rows]
             return Page(records, str(nxt) if nxt is not None else None)
-        records = []
-        for record in self._matching(where, keep, start):
-            if len(records) == limit:
-                return Page(records, record.id)
-            records.append(record)
-        return Page(records, None)
+        found = yield from self._matching(where, keep, start, limit + 1)
+        if len(found) > limit:
+            return Page(found[:limit], found[limit].id)
+        return Page(found, None)
 
-    def count(self, *, filter: FilterNode | None = None) -> int:
+    def _count(self, *, filter: FilterNode | None = None) -> Steps[int]:
         """Exact number of records matching ``filter``."""
-        engine = self._bound()
+        engine = yield from self._bound()
         where, keep = self._filter(filter)
         if keep is None:
-            return self._call("count", lambda: engine.count(where))
-        return sum(1 for _ in self._matching(where, keep, None))
+            return (yield from self._step("count", engine.count, where))
+        return len((yield from self._matching(where, keep, None, None)))
 
-    def drop_collection(self) -> None:
+    def _drop_collection(self) -> Steps[None]:
         """Delete the bound collection; it is recreated empty on next use."""
-        engine = self._bound()
+        engine = yield from self._bound()
         name = self._name
         assert name is not None
-        self._call("drop collection", lambda: engine.drop(name))
+        yield from self._step("drop collection", engine.drop, name)
         self._dropped = True
+
+    def _close(self) -> Steps[None]:
+        """Flush and release the engine (and its folder lock). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        yield from self._step("close", self._engine.close)
+
+    ensure_collection = blocking(_ensure_collection)
+    upsert = blocking(_upsert)
+    search = blocking(_search)
+    keyword_search = blocking(_keyword_search)
+    get = blocking(_get)
+    delete = blocking(_delete)
+    update = blocking(_update)
+    list = blocking(_list)
+    count = blocking(_count)
+    drop_collection = blocking(_drop_collection)
+    close = blocking(_close)
 
     def repair_collection(self, name: str) -> list[str]:
         """Rebuild what stops ``name`` from opening without deleting a record (edge mode: a
@@ -320,17 +361,9 @@ class QdrantVectorStore(VectorStore):
         codec.check_collection_name(name)
         if self._closed:
             raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
-        engine = self._engine
-        repaired = self._call("repair collection", lambda: engine.repair(name))
+        repaired = run(self._step("repair collection", self._engine.repair, name))
         self._dropped = self._dropped or (bool(repaired) and self._name == name)
         return repaired
-
-    def close(self) -> None:
-        """Flush and release the engine (and its folder lock). Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        self._call("close", self._engine.close)
 
     def _cursor(self, cursor: str | None) -> UUID | None:
         if cursor is None:
@@ -342,3 +375,22 @@ class QdrantVectorStore(VectorStore):
                 f"invalid list cursor {cursor!r}",
                 hint="Pass back the next_cursor of the previous page unchanged.",
             ) from None
+
+
+class QdrantClientStore(QdrantVectorStore):
+    """The store over qdrant-client (local mode or a server), with native async twins:
+    the same pipelines, each engine call awaited on ``AsyncQdrantClient``. In local mode
+    one store instance is used either synchronously or asynchronously (qdrant-client
+    keeps one client per folder); mixing the two raises ``VectorStoreError``."""
+
+    aensure_collection = awaitable(QdrantVectorStore._ensure_collection)
+    aupsert = awaitable(QdrantVectorStore._upsert)
+    asearch = awaitable(QdrantVectorStore._search)
+    akeyword_search = awaitable(QdrantVectorStore._keyword_search)
+    aget = awaitable(QdrantVectorStore._get)
+    adelete = awaitable(QdrantVectorStore._delete)
+    aupdate = awaitable(QdrantVectorStore._update)
+    alist = awaitable(QdrantVectorStore._list)
+    acount = awaitable(QdrantVectorStore._count)
+    adrop_collection = awaitable(QdrantVectorStore._drop_collection)
+    aclose = awaitable(QdrantVectorStore._close)

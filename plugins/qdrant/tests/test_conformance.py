@@ -9,7 +9,7 @@ import pytest
 
 from memoweave.plugins import load_registry
 from memoweave.providers.vector_store import VectorStore
-from memoweave.testing import VectorStoreConformance
+from memoweave.testing import AsyncVectorStoreConformance, VectorStoreConformance
 
 
 class TestQdrantEdgeConformance(VectorStoreConformance):
@@ -35,5 +35,14 @@ class TestQdrantMemoryConformance(VectorStoreConformance):
 
     @pytest.fixture
     def store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
+        config = {"location": ":memory:"}
+        return lambda: load_registry().create("vector_store", "qdrant", config)
+
+
+class TestQdrantMemoryAsyncConformance(AsyncVectorStoreConformance):
+    """The same suite through AsyncQdrantClient (local mode in memory)."""
+
+    @pytest.fixture
+    def async_store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
         config = {"location": ":memory:"}
         return lambda: load_registry().create("vector_store", "qdrant", config)

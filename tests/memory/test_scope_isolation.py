@@ -119,3 +119,18 @@ def test_a_wave1_history_file_migrates_without_losing_messages(tmp_path: Path) -
         assert len(again.recent_messages(Scope(user_id="alice", agent_id="bot").key(), 10)) == 2
     finally:
         again.close()
+
+
+def test_history_is_scoped_like_get(memory: Memory) -> None:
+    """Issue 9, item 12: another scope's memory has no history for the caller."""
+    memory_id = memory.add("I like tea.", user_id="alice", infer=False)["results"][0]["id"]
+    memory.update(memory_id, "I like green tea.")
+    assert [e["event"] for e in memory.history(memory_id, user_id="alice")] == ["ADD", "UPDATE"]
+    assert memory.history(memory_id, user_id="bob") == []
+    assert memory.history(memory_id, user_id="alice", agent_id="bot") == []
+    assert memory.history(memory_id, user_id="alice|agent_id=bot") == []
+    memory.delete(memory_id, user_id="alice")
+    events = memory.history(memory_id, user_id="alice")  # kept after a delete, in scope
+    assert [e["event"] for e in events] == ["ADD", "UPDATE", "DELETE"]
+    assert memory.history(memory_id, user_id="bob") == []
+    assert len(memory.history(memory_id)) == 3  # no scope given: mem0's behaviour

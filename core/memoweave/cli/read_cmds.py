@@ -140,12 +140,12 @@ def history(
 ) -> None:
     """The events of one memory, oldest first (ADD, UPDATE, SUPERSEDE, DELETE).
 
-    With scope options, a memory of another scope (or a deleted one) is not found.
+    With scope options, a memory of another scope is not found.
     """
     with open_memory(config_path, server_url) as memory:
-        if scope.kwargs() and memory.get(memory_id, **scope.kwargs()) is None:
-            raise NotFound(f"no memory with id {memory_id} in this scope")
-        events = memory.history(memory_id)
+        events = memory.history(memory_id, **scope.kwargs())
+    if scope.kwargs() and not events:
+        raise NotFound(f"no memory with id {memory_id} in this scope")
     if as_json:
         echo_json(events)
         return

@@ -199,9 +199,18 @@ class Memory:
             )
         )
 
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
-        """The events of one memory, oldest first (ADD, UPDATE, SUPERSEDE, DELETE)."""
-        return run(self._ops.history(memory_id))
+    def history(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The events of one memory, oldest first (ADD, UPDATE, SUPERSEDE, DELETE); kept
+        after a delete. With scope ids given, a memory of another scope has no history
+        (``[]``, as for an unknown id), like ``get`` / ``update`` / ``delete``."""
+        return run(self._ops.history(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id))
 
     def close(self) -> None:
         """Release the providers and the history database. Idempotent."""

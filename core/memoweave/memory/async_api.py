@@ -228,9 +228,18 @@ class AsyncMemory:
             )
         )
 
-    async def history(self, memory_id: str) -> list[dict[str, Any]]:
+    async def history(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[dict[str, Any]]:
         """See :meth:`memoweave.Memory.history`."""
-        return await self._runner.run(self._ops.history(memory_id))
+        return await self._runner.run(
+            self._ops.history(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        )
 
     async def close(self) -> None:
         """Release the providers, the history database and the executor. Idempotent."""

@@ -338,11 +338,22 @@ class MemoryOperations:
             "next_cursor": page.next_cursor,
         }
 
-    def history(self, memory_id: str) -> Steps[list[dict[str, Any]]]:
+    def history(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> Steps[list[dict[str, Any]]]:
         """See :meth:`memoweave.Memory.history`."""
         check_memory_id(memory_id)
+        scope = _optional_scope(user_id, agent_id, run_id)
         yield from self.ensure_ready()
-        return (yield call(self.providers.history.events, memory_id))
+        events = yield call(self.providers.history.events, memory_id)
+        if scope is not None and not all(scope.contains(e) for e in events):
+            return []  # another scope's memory reads exactly like an unknown id
+        return events  # type: ignore[no-any-return]
 
     # -- lifecycle --------------------------------------------------------------------------
 

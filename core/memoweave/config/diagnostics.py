@@ -15,6 +15,7 @@ from typing import Any
 
 import pydantic
 
+from memoweave.config.secrets import describe, scrub
 from memoweave.errors import ConfigError
 
 Loc = tuple[str | int, ...]
@@ -101,10 +102,10 @@ def _reason(error: Any, model: type[pydantic.BaseModel] | None) -> str:
         close = difflib.get_close_matches(str(error["loc"][-1]), allowed, n=1)
         guess = f"; did you mean {close[0]!r}?" if close else ""
         return f"unknown field (allowed: {', '.join(allowed) or 'none'}){guess}"
-    text = repr(error.get("input"))
+    text = describe(error.get("input"))
     if len(text) > _MAX_INPUT_REPR:
         text = text[: _MAX_INPUT_REPR - 3] + "..."
-    return f"{error['msg']} (got {text})"
+    return f"{scrub(error['msg'], error.get('input'))} (got {text})"
 
 
 def from_pydantic(

@@ -15,13 +15,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, field_serializer
 from pydantic import ValidationError as PydanticValidationError
 
 from memoweave.config.base import ConfigModel, raw_validation_errors
 from memoweave.config.diagnostics import Locator, config_error, from_pydantic, relocate
 from memoweave.config.interpolate import interpolate
 from memoweave.config.mem0 import looks_like_mem0, translate_mem0
+from memoweave.config.secrets import redact
 from memoweave.config.sections import ExtractionConfig, LimitsConfig, RetrievalConfig
 from memoweave.config.server import ServerConfig
 from memoweave.config.yaml_source import read_yaml
@@ -35,6 +36,16 @@ class ProviderSpec(ConfigModel):
     config: dict[str, Any] = Field(
         default_factory=dict, description="Provider settings, validated by the plugin."
     )
+
+    def __repr_args__(self) -> Any:
+        """``repr`` shows secret-looking settings (``api_key``, ``token``...) masked."""
+        yield "provider", self.provider
+        yield "config", redact(self.config)
+
+    @field_serializer("config", when_used="json")
+    def _config_json(self, config: dict[str, Any]) -> Any:
+        """``model_dump_json`` masks them too (``model_dump()`` keeps the values)."""
+        return redact(config)
 
 
 class MemoryConfig(ConfigModel):

@@ -134,7 +134,10 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
 
             registry = load_registry()
         try:
-            built[kind] = registry.create(kind, spec.provider, spec.config)
+            validated = registry.validate_config(  # errors name the YAML file and line
+                kind, spec.provider, spec.config, file=cfg.source, locate=cfg.locator
+            )
+            built[kind] = registry.create(kind, spec.provider, validated)
         except ProviderNotFound as exc:
             _close_built(built, overrides)
             if kind == "vector_store" and cfg.vector_store is None:

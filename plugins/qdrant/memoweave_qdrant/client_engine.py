@@ -54,7 +54,7 @@ class ClientEngine(Engine):
         if config.resolved_mode == "server":
             return cls(
                 url=config.url,
-                api_key=config.api_key,
+                api_key=config.api_key.get_secret_value() if config.api_key else None,
                 timeout=int(config.timeout) if config.timeout else None,
                 prefer_grpc=config.prefer_grpc,
             )

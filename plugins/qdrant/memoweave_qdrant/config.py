@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 Mode = Literal["edge", "local", "server"]
 
@@ -48,7 +48,9 @@ class QdrantStoreConfig(BaseModel):
         default=None, description='":memory:" for an in-memory local client.'
     )
     url: str | None = Field(default=None, description="Qdrant server URL (server mode).")
-    api_key: str | None = Field(default=None, description="API key (server mode).")
+    api_key: SecretStr | None = Field(
+        default=None, description="API key (server mode); never shown in reprs or errors."
+    )
     timeout: float | None = Field(default=None, gt=0, description="Request timeout, seconds.")
     prefer_grpc: bool = Field(default=False, description="Use gRPC to talk to the server.")
 

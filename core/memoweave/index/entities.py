@@ -18,7 +18,9 @@ keyword signal's bigrams.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
+from itertools import chain
 
 from memoweave.index.tokenize import STOP_WORDS
 
@@ -80,19 +82,20 @@ def _starts_sentence(text: str, start: int) -> bool:
     return i < 0 or text[i] in _SENTENCE_PUNCTUATION
 
 
-def _names(text: str) -> list[str]:
-    """Runs of capitalised words (see the module docstring)."""
-    found: list[str] = []
+def _names(text: str) -> Iterator[str]:
+    """Runs of capitalised words (see the module docstring), lazily in text order."""
     run: list[str] = []
     pending: list[str] = []
 
-    def flush() -> None:
+    def flush() -> list[str]:
+        found = []
         if run:
             found.append(" ".join(run))
             if len(run) > 1:
                 found.extend(w for w in run if w not in _CONNECTORS)
         run.clear()
         pending.clear()
+        return found
 
     for match in _WORD.finditer(text):
         word = match.group().rstrip(".'’-")
@@ -101,11 +104,11 @@ def _names(text: str) -> list[str]:
         starts_sentence = _starts_sentence(text, match.start())
         gap = text[match.start() - 1] if match.start() else " "
         if run and gap not in " -":
-            flush()
+            yield from flush()
         if _is_capitalised(word):
             key = _norm(word)
             if len(key) < 2 or (starts_sentence and key in _SENTENCE_STARTERS):
-                flush()
+                yield from flush()
                 continue
             run.extend(pending)
             pending.clear()
@@ -113,24 +116,21 @@ def _names(text: str) -> list[str]:
         elif run and word.lower() in _CONNECTORS:
             pending.append(word.lower())
         else:
-            flush()
+            yield from flush()
         if match.group().endswith(("'s", "’s")):
-            flush()  # "Caroline's friend": the name ends at the possessive
-    flush()
-    return found
+            yield from flush()  # "Caroline's friend": the name ends at the possessive
+    yield from flush()
 
 
-def _dates(text: str) -> list[str]:
-    out: list[str] = []
+def _dates(text: str) -> Iterator[str]:
     for match in _MONTH_DATE.finditer(text):
         month = match.group(2).lower()
         alone = not (match.group(1) or match.group(3) or match.group(4))
         if month == "may" and alone and not match.group(2)[0].isupper():
             continue  # the verb "may"
-        out.append(month)
+        yield month
         if match.group(4):
-            out.append(f"{month} {match.group(4)}")
-    return out
+            yield f"{month} {match.group(4)}"
 
 
 def extract_entities(text: str) -> tuple[str, ...]:
@@ -150,9 +150,18 @@ def _cached(text: str) -> tuple[str, ...]:
 
 
 def _extract(text: str) -> tuple[str, ...]:
-    keys: list[str] = [_norm(m.group(1)) for m in _QUOTED.finditer(text)]
-    keys.extend(_names(text))
-    keys.extend(m.group(1).lstrip("0") or "0" for m in _NUMBER.finditer(text))
-    keys.extend(_dates(text))
-    unique = dict.fromkeys(k for k in keys if k and len(k) <= 80)
-    return tuple(unique)[:MAX_ENTITIES]
+    """Quoted titles, then names, numbers and dates, each in text order; the scan stops
+    as soon as :data:`MAX_ENTITIES` distinct keys are found."""
+    keys = chain(
+        (_norm(m.group(1)) for m in _QUOTED.finditer(text)),
+        _names(text),
+        (m.group(1).lstrip("0") or "0" for m in _NUMBER.finditer(text)),
+        _dates(text),
+    )
+    unique: dict[str, None] = {}
+    for key in keys:
+        if key and len(key) <= 80:
+            unique[key] = None
+            if len(unique) == MAX_ENTITIES:
+                break
+    return tuple(unique)

@@ -242,13 +242,18 @@ class HashingEmbedder(Embedder):
     def _vector(self, text: str) -> list[float]:
         vec = [0.0] * self._dims
         words = _WORD_RE.findall(text.lower())
-        features = [(f"w:{w}", 1.0) for w in words]
+        dims = self._dims
+        for word in words:  # accumulated in place: memory stays flat for long texts
+            index, sign = _bucket(f"w:{word}", dims)
+            vec[index] += sign
         for word in words:
             padded = f"#{word}#"
-            features.extend((f"t:{padded[i : i + 3]}", 0.5) for i in range(len(padded) - 2))
-        for feature, weight in features or [("\x00empty", 1.0)]:
-            index, sign = _bucket(feature, self._dims)
-            vec[index] += sign * weight
+            for i in range(len(padded) - 2):
+                index, sign = _bucket(f"t:{padded[i : i + 3]}", dims)
+                vec[index] += sign * 0.5
+        if not words:
+            index, sign = _bucket("\x00empty", dims)
+            vec[index] += sign
         norm = math.sqrt(sum(x * x for x in vec))
         if norm == 0.0:  # all features cancelled out: fall back to the empty-text vector
             index, sign = _bucket("\x00empty", self._dims)

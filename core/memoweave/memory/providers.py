@@ -138,9 +138,10 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
                 kind, spec.provider, spec.config, file=cfg.source, locate=cfg.locator
             )
             built[kind] = registry.create(kind, spec.provider, validated)
-        except ProviderNotFound as exc:
+        except BaseException as exc:
             _close_built(built, overrides)
-            if kind == "vector_store" and cfg.vector_store is None:
+            missing = isinstance(exc, ProviderNotFound) and kind == "vector_store"
+            if missing and cfg.vector_store is None:
                 raise default_stack_missing(exc) from exc
             raise
     store: VectorStore = built["vector_store"]

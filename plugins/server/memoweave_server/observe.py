@@ -6,7 +6,8 @@
 - One line per request on the ``memoweave.server`` logger, as JSON or ``key=value`` text:
   time, request id, method, path, status, duration, the key's *name* (never the key),
   client address. Query strings and bodies are never logged.
-- A ``Content-Length`` above the limit is answered 413 before the app reads the body.
+- A body over the limit is answered 413: at once when ``Content-Length`` says so, else
+  (chunked) as soon as the bytes received pass it.
 - An unexpected exception is logged with its traceback and answered 500
   ``internal_error`` (no detail leaks to the client).
 """
@@ -57,6 +58,10 @@ def format_line(fields: dict[str, Any], log_format: str) -> str:
     return " ".join(parts)
 
 
+class _BodyTooLarge(Exception):
+    """Raised into the app by ``receive`` when a chunked body passes the limit."""
+
+
 class RequestLog:
     """Wrap an ASGI app with request ids, access logging, a body limit and a 500 guard."""
 
@@ -83,7 +88,21 @@ class RequestLog:
         started = time.perf_counter()
         status = 0
 
-        async def send_with_id(message: Message) -> None:
+        received = 0
+        overflow = False  # a chunked body passed the limit: the app's answer becomes a 413
+        too_large = f"the request body is over {self.max_body_bytes} bytes"
+
+        async def counted_receive() -> Message:
+            nonlocal received, overflow
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body_bytes:
+                    overflow = True
+                    raise _BodyTooLarge
+            return message
+
+        async def emit(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
@@ -92,19 +111,25 @@ class RequestLog:
                 message["headers"] = headers
             await send(message)
 
+        async def send_with_id(message: Message) -> None:
+            if not overflow:
+                await emit(message)
+            elif message["type"] == "http.response.start" and status == 0:
+                await _send_error(emit, 413, "payload_too_large", request_id, too_large, _SMALLER)
+
         try:
             if self._too_large(scope):
-                message = f"the request body is over {self.max_body_bytes} bytes"
-                await _send_error(
-                    send_with_id, 413, "payload_too_large", request_id, message, _SMALLER
-                )
+                await _send_error(emit, 413, "payload_too_large", request_id, too_large, _SMALLER)
             else:
-                await self.app(scope, receive, send_with_id)
+                await self.app(scope, counted_receive, send_with_id)
+        except _BodyTooLarge:
+            if status == 0:
+                await _send_error(emit, 413, "payload_too_large", request_id, too_large, _SMALLER)
         except Exception:
             self.logger.exception("unhandled error in request %s", request_id)
             if status == 0:
                 message = "internal server error"
-                await _send_error(send_with_id, 500, "internal_error", request_id, message, _BUG)
+                await _send_error(emit, 500, "internal_error", request_id, message, _BUG)
         finally:
             self._log(scope, state, request_id, status, started)
 

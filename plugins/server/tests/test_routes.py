@@ -188,6 +188,17 @@ def test_oversized_body_is_413(client: TestClient) -> None:
     )
     assert response.status_code == 413 and response.json()["code"] == "payload_too_large"
 
+    def chunks():  # no Content-Length: the limit applies to the bytes as they arrive
+        yield b'{"query": "'
+        for _ in range(6):
+            yield b"x" * (1024 * 1024)
+        yield b'"}'
+
+    chunked = client.post(
+        "/search", content=chunks(), headers={**ALICE, "Content-Type": "application/json"}
+    )
+    assert chunked.status_code == 413 and chunked.json()["code"] == "payload_too_large"
+
 
 def test_cors_preflight_for_configured_origins(make_client) -> None:  # type: ignore[no-untyped-def]
     client = make_client(cors_origins=["https://app.example.com"])

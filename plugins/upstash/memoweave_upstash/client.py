@@ -11,6 +11,7 @@ Telemetry headers are always disabled.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -27,10 +28,8 @@ class HTTPFailure(Exception):
         self.body = body
 
 
-def _check_response(response: Any) -> None:
-    if response.status_code < 400:
-        return
-    response.read()
+def _raise_unless_upstash_error(response: Any) -> None:
+    """A read error response that is not Upstash's JSON envelope becomes HTTPFailure."""
     try:
         body = json.loads(response.text)
     except ValueError:
@@ -39,30 +38,84 @@ def _check_response(response: Any) -> None:
         raise HTTPFailure(response.status_code, response.text.strip() or response.reason_phrase)
 
 
-def connect(config: UpstashStoreConfig) -> Any:
-    """An ``upstash_vector.Index`` for ``config`` (imports the SDK; performs no request)."""
+def _check_response(response: Any) -> None:
+    if response.status_code >= 400:
+        response.read()
+        _raise_unless_upstash_error(response)
+
+
+async def _acheck_response(response: Any) -> None:
+    if response.status_code >= 400:
+        await response.aread()
+        _raise_unless_upstash_error(response)
+
+
+def connect(config: UpstashStoreConfig, *, asynchronous: bool = False) -> Any:
+    """An ``upstash_vector.Index`` (``AsyncIndex`` when ``asynchronous``) for ``config``
+    (imports the SDK; performs no request)."""
     import httpx
-    from upstash_vector import Index
+    from upstash_vector import AsyncIndex, Index
 
     url, token = config.resolved()
-    index = Index(
-        url=url,
-        token=token,
-        retries=config.retries,
-        retry_interval=config.retry_interval,
-        allow_telemetry=False,
-    )
+    options = {"retries": config.retries, "retry_interval": config.retry_interval}
+    timeout = httpx.Timeout(config.timeout, connect=config.connect_timeout)
+    if asynchronous:
+        index: Any = AsyncIndex(url=url, token=token, allow_telemetry=False, **options)
+        # the SDK's fixed 600 s client is replaced before it ever connects
+        index._client = httpx.AsyncClient(
+            timeout=timeout, event_hooks={"response": [_acheck_response]}
+        )
+        return index
+    index = Index(url=url, token=token, allow_telemetry=False, **options)
     index._client.close()  # replace the SDK's fixed 600 s client with the configured one
-    index._client = httpx.Client(
-        timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
-        event_hooks={"response": [_check_response]},
-    )
+    index._client = httpx.Client(timeout=timeout, event_hooks={"response": [_check_response]})
     return index
 
 
 def close(index: Any) -> None:
-    """Release the index's HTTP connections."""
+    """Release a sync index's HTTP connections."""
     index._client.close()
+
+
+class UpstashClient:
+    """The store's transport: one ``Index`` for sync calls and, created on first use, one
+    ``AsyncIndex`` per event loop for the async twins (``index`` → ``aindex``)."""
+
+    def __init__(self, config: UpstashStoreConfig) -> None:
+        self._config = config
+        self._index = connect(config)
+        self._aindex: Any = None
+        self._aloop: Any = None
+
+    def index(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """``Index.<method>(*args, **kwargs)``."""
+        return getattr(self._index, method)(*args, **kwargs)
+
+    async def aindex(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """``await AsyncIndex.<method>(*args, **kwargs)``."""
+        loop = asyncio.get_running_loop()
+        if self._aindex is None or self._aloop is not loop:
+            self._aindex, self._aloop = connect(self._config, asynchronous=True), loop
+        return await getattr(self._aindex, method)(*args, **kwargs)
+
+    def handle(self, handle: Any, method: str, *args: Any) -> Any:
+        """A resumable query handle's ``<method>(*args)``."""
+        return getattr(handle, method)(*args)
+
+    async def ahandle(self, handle: Any, method: str, *args: Any) -> Any:
+        """An async resumable query handle's ``await <method>(*args)``."""
+        return await getattr(handle, method)(*args)
+
+    def close(self) -> None:
+        """Release the sync HTTP connections."""
+        close(self._index)
+
+    async def aclose(self) -> None:
+        """Release both clients' HTTP connections."""
+        if self._aindex is not None:
+            await self._aindex._client.aclose()
+            self._aindex = None
+        self.close()
 
 
 def store_error(exc: BaseException, op: str, url: str, namespace: str) -> VectorStoreError:
@@ -107,4 +160,4 @@ def store_error(exc: BaseException, op: str, url: str, namespace: str) -> Vector
     return VectorStoreError(f"Upstash {op} failed: {type(exc).__name__}: {exc}", details=details)
 
 
-__all__ = ["HTTPFailure", "close", "connect", "store_error"]
+__all__ = ["HTTPFailure", "UpstashClient", "close", "connect", "store_error"]

@@ -21,12 +21,13 @@ import base64
 import binascii
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memoweave.errors import VectorStoreError
 from memoweave.filters import FilterNode, Predicate, compile_filter
 from memoweave.providers.vector_store import EmbedText, Page, SearchHit, StoredRecord
+from memoweave.runtime.steps import Steps, gather
 from memoweave_upstash.filters import translate
 from memoweave_upstash.payloads import decode_metadata, similarity
 
@@ -42,7 +43,7 @@ def run(
     queries: list[list[float] | EmbedText],
     top_k: int,
     node: FilterNode | None,
-) -> list[list[SearchHit]]:
+) -> Steps[list[list[SearchHit]]]:
     """The hits of every query vector (see the module docstring)."""
     translation = translate(node)
     if translation.nothing or not queries:
@@ -53,14 +54,14 @@ def run(
     if translation.exact and top_k <= cfg.max_top_k:
         for start in range(0, len(queries), cfg.query_batch_size):
             batch = queries[start : start + cfg.query_batch_size]
-            pages = _query_batch(store, namespace, batch, top_k, translation.expression)
+            pages = yield from _query_batch(store, namespace, batch, top_k, translation.expression)
             for offset, page in enumerate(pages):
                 hits = [h for h in _hits(store, page) if predicate(h.payload)]
                 if len(hits) == len(page) or len(page) < top_k:
                     results[start + offset] = hits
     for i, query in enumerate(queries):
         if results[i] is None:
-            results[i] = _resumable(
+            results[i] = yield from _resumable(
                 store, namespace, query, top_k, translation.expression, predicate
             )
     return [r or [] for r in results]
@@ -77,18 +78,15 @@ def _query_batch(
     batch: list[list[float] | EmbedText],
     top_k: int,
     expr: str,
-) -> list[list[Any]]:
-    index = store._index
+) -> Steps[list[list[Any]]]:
     requests = [
         {**_query_of(q), "top_k": top_k, "include_metadata": True, "filter": expr} for q in batch
     ]
     kinds = {isinstance(q, EmbedText) for q in batch}
     if len(batch) == 1 or len(kinds) > 1:  # one request per query; a batch is of one kind
-        return [
-            store._call("query", index.query, **request, namespace=namespace)
-            for request in requests
-        ]
-    pages = store._call("query", index.query_many, queries=requests, namespace=namespace)
+        parts = [store._step("query", "query", **r, namespace=namespace) for r in requests]
+        return (yield gather(*parts))  # concurrent under the async twins
+    pages = yield from store._step("query", "query_many", queries=requests, namespace=namespace)
     if len(pages) != len(batch):
         raise VectorStoreError(
             f"Upstash query_many returned {len(pages)} result lists for {len(batch)} queries"
@@ -111,12 +109,12 @@ def _resumable(
     top_k: int,
     expr: str,
     predicate: Predicate,
-) -> list[SearchHit]:
+) -> Steps[list[SearchHit]]:
     """Page through candidates in similarity order until ``top_k`` of them match."""
     step = min(store.config.max_top_k, max(4 * top_k, 100))
-    page, handle = store._call(
+    page, handle = yield from store._step(
         "resumable query",
-        store._index.resumable_query,
+        "resumable_query",
         **_query_of(query),
         top_k=step,
         include_metadata=True,
@@ -130,12 +128,12 @@ def _resumable(
             hits.extend(h for h in _hits(store, page) if predicate(h.payload))
             if len(hits) >= top_k or len(page) < step:
                 break
-            page = store._call("resumable query", handle.fetch_next, step)
-    except BaseException:
+            page = yield from store._handle_step("resumable query", handle, "fetch_next", step)
+    except Exception:
         with contextlib.suppress(Exception):
-            handle.stop()
+            yield from store._handle_step("resumable query end", handle, "stop")
         raise
-    store._call("resumable query end", handle.stop)
+    yield from store._handle_step("resumable query end", handle, "stop")
     return hits[:top_k]
 
 
@@ -163,14 +161,23 @@ def decode_cursor(cursor: str | None) -> tuple[str, int]:
     return position
 
 
+Visit = Callable[[str, int, StoredRecord], bool]
+"""Called with ``(page cursor, index in page, record)``; ``True`` stops the walk."""
+
+
 def _walk(
-    store: UpstashVectorStore, namespace: str, range_cursor: str, skip: int, size: int
-) -> Iterator[tuple[str, int, StoredRecord]]:
-    """Every vector from a position on, as ``(page cursor, index in page, record)``."""
+    store: UpstashVectorStore,
+    namespace: str,
+    range_cursor: str,
+    skip: int,
+    size: int,
+    visit: Visit,
+) -> Steps[None]:
+    """Visit every vector from a position on, in range order, until ``visit`` says stop."""
     while True:
-        result = store._call(
+        result = yield from store._step(
             "range",
-            store._index.range,
+            "range",
             cursor=range_cursor,
             limit=size,
             include_metadata=True,
@@ -178,17 +185,26 @@ def _walk(
         )
         for i in range(skip, len(result.vectors)):
             item = result.vectors[i]
-            yield range_cursor, i, StoredRecord(item.id, decode_metadata(item.metadata))
+            if visit(range_cursor, i, StoredRecord(item.id, decode_metadata(item.metadata))):
+                return
         if not result.next_cursor:
             return
         range_cursor, skip = result.next_cursor, 0
 
 
-def scan(store: UpstashVectorStore, namespace: str, predicate: Predicate) -> Iterator[StoredRecord]:
+def scan(
+    store: UpstashVectorStore, namespace: str, predicate: Predicate
+) -> Steps[list[StoredRecord]]:
     """Every record of the namespace that satisfies ``predicate``."""
-    for _, _, rec in _walk(store, namespace, "", 0, store.config.read_batch_size):
+    found: list[StoredRecord] = []
+
+    def keep(_cursor: str, _i: int, rec: StoredRecord) -> bool:
         if predicate(rec.payload):
-            yield rec
+            found.append(rec)
+        return False
+
+    yield from _walk(store, namespace, "", 0, store.config.read_batch_size, keep)
+    return found
 
 
 def list_page(
@@ -197,7 +213,7 @@ def list_page(
     node: FilterNode | None,
     limit: int,
     cursor: str | None,
-) -> Page:
+) -> Steps[Page]:
     """Up to ``limit`` matching records from ``cursor``; ``next_cursor`` marks the next match."""
     range_cursor, skip = decode_cursor(cursor)
     predicate = compile_filter(node)
@@ -205,13 +221,19 @@ def list_page(
     if node is None:  # no filter: read just past this page
         size = min(size, skip + limit + 1)
     out: list[StoredRecord] = []
-    for page_cursor, i, rec in _walk(store, namespace, range_cursor, skip, size):
+    following: list[str] = []
+
+    def take(page_cursor: str, i: int, rec: StoredRecord) -> bool:
         if not predicate(rec.payload):
-            continue
+            return False
         if len(out) == limit:
-            return Page(out, encode_cursor(page_cursor, i))
+            following.append(encode_cursor(page_cursor, i))
+            return True
         out.append(rec)
-    return Page(out, None)
+        return False
+
+    yield from _walk(store, namespace, range_cursor, skip, size, take)
+    return Page(out, following[0] if following else None)
 
 
 __all__ = ["decode_cursor", "encode_cursor", "list_page", "run", "scan"]

@@ -3,14 +3,18 @@
 A memoweave collection is the Upstash namespace ``namespace_prefix + name`` of one index;
 the index fixes dimensions and metric, so ``ensure_collection`` checks them against
 ``info()`` instead of creating anything (namespaces appear on first write). Every SDK call
-goes through :meth:`UpstashVectorStore._call`, which maps failures to ``VectorStoreError``.
+goes through :meth:`UpstashVectorStore._step`, which maps failures to ``VectorStoreError``.
 Search and filtering are in :mod:`memoweave_upstash.search`; see the README for the
 filter translation and the score conversion.
+
+Every method is written once, as a pipeline of SDK calls (:mod:`memoweave.runtime.steps`):
+the sync methods run it on ``upstash_vector.Index``, the async twins (``asearch``...)
+await it on ``AsyncIndex`` (:class:`memoweave_upstash.client.UpstashClient`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from memoweave.errors import NotFound, VectorStoreError
@@ -27,6 +31,8 @@ from memoweave.providers.vector_store import (
     VectorRecord,
     VectorStore,
 )
+from memoweave.runtime.aio import awaitable
+from memoweave.runtime.steps import Steps, blocking, call
 from memoweave_upstash import client, search
 from memoweave_upstash.config import NAMESPACE_RE, UpstashStoreConfig
 from memoweave_upstash.filters import translate
@@ -70,7 +76,7 @@ class UpstashVectorStore(VectorStore):
             keyword_search=False, persistent=True, embeds_text=config.embeddings == "server"
         )
         self._url, _ = config.resolved()
-        self._index: Any = client.connect(config)
+        self._client = client.UpstashClient(config)
         self._namespace: str | None = None
         self._dims = 0
         self._metric: Metric = "cosine"
@@ -78,10 +84,18 @@ class UpstashVectorStore(VectorStore):
 
     # -- plumbing --------------------------------------------------------------------------
 
-    def _call(self, op: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run one SDK call, mapping every failure to ``VectorStoreError``."""
+    def _step(self, op: str, method: str, *args: Any, **kwargs: Any) -> Steps[Any]:
+        """The pipeline of one SDK call (``Index.<method>``), every failure mapped to
+        ``VectorStoreError``."""
+        return self._mapped(op, call(self._client.index, method, *args, **kwargs))
+
+    def _handle_step(self, op: str, handle: Any, method: str, *args: Any) -> Steps[Any]:
+        """The pipeline of one call of a resumable query handle."""
+        return self._mapped(op, call(self._client.handle, handle, method, *args))
+
+    def _mapped(self, op: str, step: Any) -> Steps[Any]:
         try:
-            return fn(*args, **kwargs)
+            return (yield step)
         except VectorStoreError:
             raise
         except Exception as exc:
@@ -104,7 +118,7 @@ class UpstashVectorStore(VectorStore):
 
     # -- collection ------------------------------------------------------------------------
 
-    def ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
+    def _ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> Steps[None]:
         """Bind to namespace ``prefix + name`` after checking ``dims``/``metric`` on the index."""
         if self._closed:
             raise VectorStoreError("the Upstash store is closed", hint="Create a new store.")
@@ -116,7 +130,7 @@ class UpstashVectorStore(VectorStore):
         dims = _positive(dims, "dims")
         if metric not in SIMILARITY_FUNCTIONS:
             raise VectorStoreError(f"unknown metric {metric!r}; use cosine, dot or euclidean")
-        info = self._call("info", self._index.info)
+        info = yield from self._step("info", "info")
         if self.capabilities.embeds_text and not _embedding_model(info):
             raise VectorStoreError(
                 f"Upstash index at {self._url} has no embedding model, but the store is "
@@ -136,20 +150,20 @@ class UpstashVectorStore(VectorStore):
         self._namespace = self.config.namespace_prefix + name
         self._dims, self._metric = dims, metric
 
-    def text_dims(self) -> int:
+    def _text_dims(self) -> Steps[int]:
         """The index dimension (the length of the vectors its embedding model makes)."""
         if self._closed:
             raise VectorStoreError("the Upstash store is closed", hint="Create a new store.")
-        return int(self._call("info", self._index.info).dimension)
+        return int((yield from self._step("info", "info")).dimension)
 
-    def drop_collection(self) -> None:
+    def _drop_collection(self) -> Steps[None]:
         """Remove every vector of the bound namespace (Upstash ``reset``)."""
         namespace = self._bound()
-        self._call("reset", self._index.reset, namespace=namespace)
+        yield from self._step("reset", "reset", namespace=namespace)
 
     # -- writes ----------------------------------------------------------------------------
 
-    def upsert(self, records: Sequence[VectorRecord]) -> None:
+    def _upsert(self, records: Sequence[VectorRecord]) -> Steps[None]:
         """Insert or replace ``records``, ``upsert_batch_size`` vectors per request.
 
         Every record is validated before the first request, so bad input writes nothing.
@@ -171,19 +185,19 @@ class UpstashVectorStore(VectorStore):
                     {**item, "vector": check_vector(rec.vector, self._dims, f"records[{i}]")}
                 )
         for chunk in _chunks(vectors, self.config.upsert_batch_size):
-            self._call("upsert", self._index.upsert, chunk, namespace=namespace)
+            yield from self._step("upsert", "upsert", chunk, namespace=namespace)
         for chunk in _chunks(texts, self.config.upsert_batch_size):
-            self._call("upsert", self._index.upsert, chunk, namespace=namespace)
+            yield from self._step("upsert", "upsert", chunk, namespace=namespace)
 
-    def delete(self, ids: Sequence[str]) -> None:
+    def _delete(self, ids: Sequence[str]) -> Steps[None]:
         """Delete ``ids``; missing ids are ignored."""
         namespace = self._bound()
         for chunk in _chunks(_check_ids(ids), self.config.read_batch_size):
-            self._call("delete", self._index.delete, chunk, namespace=namespace)
+            yield from self._step("delete", "delete", chunk, namespace=namespace)
 
-    def update(
+    def _update(
         self, id: str, *, vector: Sequence[float] | None = None, payload: Payload | None = None
-    ) -> None:
+    ) -> Steps[None]:
         """Replace the vector and/or the whole payload of ``id``; ``NotFound`` if missing."""
         from upstash_vector.types import MetadataUpdateMode
 
@@ -192,12 +206,12 @@ class UpstashVectorStore(VectorStore):
         new_vector = None if vector is None else check_vector(vector, self._dims, "update")
         metadata = None if payload is None else encode_payload(payload, "update")
         if new_vector is None and metadata is None:
-            if not self.get([id]):
+            if not (yield from self._get([id])):
                 raise NotFound(f"no record {id!r} in collection {namespace!r}")
             return
-        updated = self._call(
+        updated = yield from self._step(
             "update",
-            self._index.update,
+            "update",
             id,
             vector=new_vector,
             metadata=metadata,
@@ -209,15 +223,15 @@ class UpstashVectorStore(VectorStore):
 
     # -- reads -----------------------------------------------------------------------------
 
-    def get(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredRecord]:
+    def _get(self, ids: Sequence[str], *, with_vectors: bool = False) -> Steps[list[StoredRecord]]:
         """The existing records among ``ids``, in the order asked."""
         namespace = self._bound()
         wanted = _check_ids(ids)
         found: dict[str, StoredRecord] = {}
         for chunk in _chunks(list(dict.fromkeys(wanted)), self.config.read_batch_size):
-            results = self._call(
+            results = yield from self._step(
                 "fetch",
-                self._index.fetch,
+                "fetch",
                 chunk,
                 include_vectors=with_vectors,
                 include_metadata=True,
@@ -229,19 +243,19 @@ class UpstashVectorStore(VectorStore):
                     found[item.id] = StoredRecord(item.id, decode_metadata(item.metadata), vec)
         return [found[i] for i in wanted if i in found]
 
-    def search(
+    def _search(
         self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
-    ) -> list[SearchHit]:
+    ) -> Steps[list[SearchHit]]:
         """The ``top_k`` most similar records matching ``filter`` (scores per the contract)."""
-        return self.search_many([vector], top_k=top_k, filter=filter)[0]
+        return (yield from self._search_many([vector], top_k=top_k, filter=filter))[0]
 
-    def search_many(
+    def _search_many(
         self,
         vectors: Sequence[Sequence[float]],
         *,
         top_k: int = 10,
         filter: FilterNode | None = None,
-    ) -> list[list[SearchHit]]:
+    ) -> Steps[list[list[SearchHit]]]:
         """:meth:`search` for several query vectors, batched through the SDK's ``query_many``."""
         namespace = self._bound()
         top_k = _positive(top_k, "top_k")
@@ -253,31 +267,31 @@ class UpstashVectorStore(VectorStore):
             if isinstance(query, EmbedText):
                 self._text(query, f"vectors[{i}]")
         node = parse_filter(filter)
-        return search.run(self, namespace, queries, top_k, node)
+        return (yield from search.run(self, namespace, queries, top_k, node))
 
-    def list(
+    def _list(
         self, *, filter: FilterNode | None = None, limit: int = 100, cursor: str | None = None
-    ) -> Page:
+    ) -> Steps[Page]:
         """One page of matching records in Upstash's range order (filtered client-side)."""
         namespace = self._bound()
         limit = _positive(limit, "limit")
         node = parse_filter(filter)
         if translate(node).nothing:
             return Page([], None)
-        return search.list_page(self, namespace, node, limit, cursor)
+        return (yield from search.list_page(self, namespace, node, limit, cursor))
 
-    def count(self, *, filter: FilterNode | None = None) -> int:
+    def _count(self, *, filter: FilterNode | None = None) -> Steps[int]:
         """Records matching ``filter``: ``info()`` without a filter, a range scan with one."""
         namespace = self._bound()
         node = parse_filter(filter)
         if node is None:
-            info = self._call("info", self._index.info)
+            info = yield from self._step("info", "info")
             ns = info.namespaces.get(namespace)
             return 0 if ns is None else ns.vector_count + ns.pending_vector_count
         if translate(node).nothing:
             return 0
         predicate = compile_filter(node)
-        return sum(1 for _ in search.scan(self, namespace, predicate))
+        return len((yield from search.scan(self, namespace, predicate)))
 
     def _text(self, value: EmbedText, where: str) -> str:
         """The text of an :class:`EmbedText`, accepted only with server-side embeddings."""
@@ -291,11 +305,36 @@ class UpstashVectorStore(VectorStore):
             raise VectorStoreError(f"{where}: the text to embed ({TEXT_FIELD}) is empty")
         return value.text
 
-    def close(self) -> None:
+    def _close(self) -> Steps[None]:
         """Release the HTTP connections. Idempotent."""
         if not self._closed:
             self._closed = True
-            client.close(self._index)
+            yield call(self._client.close)
+
+    ensure_collection = blocking(_ensure_collection)
+    aensure_collection = awaitable(_ensure_collection)
+    text_dims = blocking(_text_dims)
+    atext_dims = awaitable(_text_dims)
+    drop_collection = blocking(_drop_collection)
+    adrop_collection = awaitable(_drop_collection)
+    upsert = blocking(_upsert)
+    aupsert = awaitable(_upsert)
+    delete = blocking(_delete)
+    adelete = awaitable(_delete)
+    update = blocking(_update)
+    aupdate = awaitable(_update)
+    get = blocking(_get)
+    aget = awaitable(_get)
+    search = blocking(_search)
+    asearch = awaitable(_search)
+    search_many = blocking(_search_many)
+    asearch_many = awaitable(_search_many)
+    list = blocking(_list)
+    alist = awaitable(_list)
+    count = blocking(_count)
+    acount = awaitable(_count)
+    close = blocking(_close)
+    aclose = awaitable(_close)
 
 
 def _embedding_model(info: Any) -> str:

@@ -181,3 +181,19 @@ def test_bad_mem0_sources_are_typed_errors(tmp_path: Path) -> None:
     bad.write_text("- not a mapping\n")
     result = CliRunner().invoke(main, ["import", "--from-mem0", str(bad)])
     assert result.exit_code == 2 and "error[config_error]" in result.stderr
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml", ".py"])
+def test_mem0_config_files(tmp_path: Path, suffix: str) -> None:
+    from memoweave.transfer.mem0 import load_mem0_config
+
+    config = {"vector_store": {"provider": "qdrant", "config": {"path": "/p"}}, "version": "v1.1"}
+    file = tmp_path / f"mem0{suffix}"
+    if suffix == ".py":
+        file.write_text(f"config = {config!r}\n")
+    else:
+        file.write_text(json.dumps(config))  # JSON is YAML too
+    assert load_mem0_config(file) == config
+    file.write_text("config = 3\n" if suffix == ".py" else "[1, 2]")
+    with pytest.raises(ConfigError, match="not a mapping"):
+        load_mem0_config(file)

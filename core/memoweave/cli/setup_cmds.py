@@ -33,6 +33,8 @@ _STORES: dict[str, str] = {
   config:
     url: ${{UPSTASH_VECTOR_REST_URL}}
     token: ${{UPSTASH_VECTOR_REST_TOKEN}}
+    # embeddings: server            # an index with an embedding model embeds the text;
+                                    # then remove the embedder section
 """,
     "memory": """vector_store:
   provider: memory                  # built in: exact search in process memory

@@ -188,6 +188,11 @@ class VectorStore(ABC):
         """Delete the bound collection and all its records; the store stays bound and the
         collection is recreated empty by the next ``ensure_collection``."""
 
+    def describe_collection(self, name: str) -> tuple[int, Metric] | None:
+        """``(dims, metric)`` of collection ``name``, or ``None`` if it does not exist;
+        never creates it (``memoweave doctor`` compares it with the embedder). Optional."""
+        raise NotImplementedError(f"{type(self).__name__} does not describe collections")
+
     def text_dims(self) -> int:
         """The length of the vectors the store computes from text; only when
         ``capabilities.embeds_text``."""

@@ -120,6 +120,13 @@ class InMemoryVectorStore(VectorStore):
                 )
             self._bound = (name, dims, metric)
 
+    def describe_collection(self, name: str) -> tuple[int, Metric] | None:
+        """``(dims, metric)`` of collection ``name`` (in memory or on disk), or ``None``."""
+        with self._lock:
+            self._check_open()
+            coll = self._collections.get(name) or self._load(name)
+        return None if coll is None else (coll.dims, coll.metric)  # type: ignore[return-value]
+
     def _check_open(self) -> None:
         if self._closed:
             raise fail("the store is closed", "Create a new store instance.")

@@ -201,6 +201,25 @@ class QdrantVectorStore(VectorStore):
             raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
         yield from self._open(name, dims, metric)
 
+    def describe_collection(self, name: str) -> tuple[int, Metric] | None:
+        """``(dims, metric)`` of collection ``name``, or ``None``; never creates it. A
+        bound store stays bound to its own collection."""
+        codec.check_collection_name(name)
+        if self._closed:
+            raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
+        engine = self._engine
+
+        def describe() -> tuple[int, Metric] | None:
+            try:
+                return engine.open(name, 1, "cosine", create=False)
+            except LookupError:
+                return None
+
+        found = run(self._step("describe collection", describe))
+        if self._name is not None:  # the engine looked at ``name``: reopen the bound one
+            run(self._open(self._name, self._dims, self._metric))
+        return found
+
     def _upsert(self, records: Sequence[VectorRecord]) -> Steps[None]:
         """Insert or replace ``records`` in one engine call (idempotent by id)."""
         engine = yield from self._bound()

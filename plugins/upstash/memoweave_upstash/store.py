@@ -150,6 +150,17 @@ class UpstashVectorStore(VectorStore):
         self._namespace = self.config.namespace_prefix + name
         self._dims, self._metric = dims, metric
 
+    def _describe_collection(self, name: str) -> Steps[tuple[int, Metric] | None]:
+        """The index's ``(dims, metric)`` if namespace ``prefix + name`` holds vectors,
+        else ``None`` (namespaces appear on first write)."""
+        if self._closed:
+            raise VectorStoreError("the Upstash store is closed", hint="Create a new store.")
+        info = yield from self._step("info", "info")
+        if (self.config.namespace_prefix + name) not in info.namespaces:
+            return None
+        reverse = {v: k for k, v in SIMILARITY_FUNCTIONS.items()}
+        return int(info.dimension), reverse.get(info.similarity_function, "cosine")
+
     def _text_dims(self) -> Steps[int]:
         """The index dimension (the length of the vectors its embedding model makes)."""
         if self._closed:
@@ -315,6 +326,7 @@ class UpstashVectorStore(VectorStore):
     aensure_collection = awaitable(_ensure_collection)
     text_dims = blocking(_text_dims)
     atext_dims = awaitable(_text_dims)
+    describe_collection = blocking(_describe_collection)
     drop_collection = blocking(_drop_collection)
     adrop_collection = awaitable(_drop_collection)
     upsert = blocking(_upsert)

@@ -9,6 +9,7 @@ database gets a :class:`VectorStoreError` that names the lock and the way out.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import threading
@@ -151,6 +152,67 @@ def _held_elsewhere(lock: str) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+class MilvusTransport:
+    """The store's transport: the sync ``MilvusClient`` and, created on first async use,
+    one ``AsyncMilvusClient`` per event loop on the same endpoint (for Milvus Lite, the
+    gRPC address of the Lite server the sync client started). ``rpc`` → ``arpc``."""
+
+    def __init__(self, config: MilvusStoreConfig) -> None:
+        self.config = config
+        self.client, self.lite_path = open_client(config)
+        self._aclient: Any = None
+        self._aloop: Any = None
+
+    def rpc(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """``MilvusClient.<method>(*args, **kwargs)``."""
+        return getattr(self.client, method)(*args, **kwargs)
+
+    async def arpc(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """``await AsyncMilvusClient.<method>(*args, **kwargs)``."""
+        loop = asyncio.get_running_loop()
+        if self._aclient is None or self._aloop is not loop:
+            self._aclient, self._aloop = self._async_client(), loop
+        return await getattr(self._aclient, method)(*args, **kwargs)
+
+    def admin(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """A collection-administration call (index creation) on the sync client."""
+        return getattr(self.client, method)(*args, **kwargs)
+
+    async def aadmin(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """:meth:`admin` in a worker thread: ``AsyncMilvusClient.create_index`` needs the
+        AllocTimestamp RPC, which Milvus Lite's server lacks; creating a collection's
+        indexes happens once per collection."""
+        return await asyncio.to_thread(self.admin, method, *args, **kwargs)
+
+    def _async_client(self) -> Any:
+        from pymilvus import AsyncMilvusClient
+
+        config = self.config
+        if self.lite_path is not None:
+            from milvus_lite.server_manager import server_manager_instance
+
+            uri = server_manager_instance.start_and_get_uri(self.lite_path)
+            return AsyncMilvusClient(uri=uri, db_name=config.db_name or "", timeout=config.timeout)
+        return AsyncMilvusClient(
+            uri=config.uri,
+            token=config.token.get_secret_value() if config.token else "",
+            db_name=config.db_name or "",
+            timeout=config.timeout,
+        )
+
+    def close(self) -> None:
+        """Close the sync client (and release a Lite database)."""
+        close_client(self.client, self.lite_path)
+
+    async def aclose(self) -> None:
+        """Close both clients."""
+        if self._aclient is not None:
+            with suppress(Exception):
+                await self._aclient.close()
+            self._aclient = None
+        self.close()
 
 
 def close_client(client: Any, lite_path: str | None) -> None:

@@ -1,10 +1,11 @@
 """Read paths of the Milvus store: search, keyword search, list and count.
 
-Each takes a :class:`Binding` (client + collection) and a :class:`Translation` of the
-filter. Exact translations run natively; inexact ones run their superset natively and
-keep what the reference evaluator accepts: searches over-fetch (growing the limit up to
-Milvus' maximum, then falling back to an exact client-side scan), ``list`` and ``count``
-scan the superset in primary-key order.
+Each takes a :class:`Binding` (transport + collection) and a :class:`Translation` of the
+filter, and is a pipeline (:mod:`memoweave.runtime.steps`) of client calls, so the sync
+store methods and their async twins share it. Exact translations run natively; inexact
+ones run their superset natively and keep what the reference evaluator accepts: searches
+over-fetch (growing the limit up to Milvus' maximum, then falling back to an exact
+client-side scan), ``list`` and ``count`` scan the superset in primary-key order.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import base64
 import binascii
 import heapq
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from memoweave.errors import ValidationError
 from memoweave.providers.vector_store import Page, SearchHit, StoredRecord
+from memoweave.runtime.steps import Steps, call
 from memoweave_milvus.config import MilvusStoreConfig
 from memoweave_milvus.connection import engine_errors
 from memoweave_milvus.filters import TRUE, Expr, Translation, and_exprs, string_literal
@@ -34,7 +36,8 @@ Predicate = Callable[[Mapping[str, Any]], bool]
 
 @dataclass(frozen=True)
 class Binding:
-    """The client and collection a store is bound to."""
+    """The transport (:class:`memoweave_milvus.connection.MilvusTransport`) and the
+    collection a store is bound to."""
 
     client: Any
     name: str
@@ -63,9 +66,11 @@ def _vector_params(b: Binding, limit: int) -> dict[str, Any]:
 
 def _native_search(
     b: Binding, data: Any, field: str, limit: int, expr: str, params: dict[str, Any]
-) -> list[tuple[str, float, dict[str, Any]]]:
+) -> Steps[list[tuple[str, float, dict[str, Any]]]]:
     with engine_errors("search", collection=b.name):
-        result = b.client.search(
+        result = yield call(
+            b.client.rpc,
+            "search",
             b.name,
             data=[data],
             anns_field=field,
@@ -78,15 +83,16 @@ def _native_search(
     return [(hit["id"], float(hit["distance"]), hit["entity"]["payload"]) for hit in result[0]]
 
 
+Hits = list[tuple[str, float, dict[str, Any]]]
+
+
 def _overfetch(
-    fetch: Callable[[int], list[tuple[str, float, dict[str, Any]]]],
-    top_k: int,
-    keep: Predicate,
-) -> tuple[list[tuple[str, float, dict[str, Any]]], bool]:
+    fetch: Callable[[int], Steps[Hits]], top_k: int, keep: Predicate
+) -> Steps[tuple[Hits, bool]]:
     """Fetch growing limits until ``top_k`` raw hits pass ``keep``; ``(hits, complete)``."""
     limit = min(max(4 * top_k, 64), MAX_LIMIT)
     while True:
-        raw = fetch(limit)
+        raw = yield from fetch(limit)
         kept = [h for h in raw if keep(h[2])]
         if len(kept) >= top_k or len(raw) < limit:
             return kept[:top_k], True
@@ -97,33 +103,37 @@ def _overfetch(
 
 def search(
     b: Binding, vector: list[float], top_k: int, tr: Translation, keep: Predicate
-) -> list[SearchHit]:
+) -> Steps[list[SearchHit]]:
     """The ``top_k`` records most similar to ``vector`` among those matching the filter."""
     if tr.empty:
         return []
 
-    def fetch(limit: int) -> list[tuple[str, float, dict[str, Any]]]:
-        raw = _native_search(b, vector, "vector", limit, tr.expr, _vector_params(b, limit))
+    def fetch(limit: int) -> Steps[Hits]:
+        params = _vector_params(b, limit)
+        raw = yield from _native_search(b, vector, "vector", limit, tr.expr, params)
         return [(i, score_of(b.metric, d), p) for i, d, p in raw]
 
     if tr.exact and top_k <= MAX_LIMIT:
-        hits = fetch(top_k)
+        hits = yield from fetch(top_k)
     else:
-        hits, complete = _overfetch(fetch, top_k, keep) if top_k <= MAX_LIMIT else ([], False)
+        complete = False
+        if top_k <= MAX_LIMIT:
+            hits, complete = yield from _overfetch(fetch, top_k, keep)
         if not complete:
-            hits = _scan_search(b, vector, top_k, tr, keep)
+            hits = yield from _scan_search(b, vector, top_k, tr, keep)
     hits.sort(key=lambda h: h[1], reverse=True)
     return [SearchHit(id=i, score=s, payload=p) for i, s, p in hits]
 
 
 def _scan_search(
     b: Binding, vector: list[float], top_k: int, tr: Translation, keep: Predicate
-) -> list[tuple[str, float, dict[str, Any]]]:
+) -> Steps[Hits]:
     """Exact top_k by scoring every matching record client-side (the last resort)."""
     similarity = _similarity(b.metric)
+    rows = yield from scan(b, tr.expr, ["payload", "vector"])
     scored = (
         (row["id"], similarity(vector, row["vector"]), row["payload"])
-        for row in scan(b, tr.expr, ["payload", "vector"])
+        for row in rows
         if keep(row["payload"])
     )
     return heapq.nlargest(top_k, scored, key=lambda h: h[1])
@@ -147,35 +157,37 @@ def _similarity(metric: str) -> Callable[[Sequence[float], Sequence[float]], flo
 
 def keyword_search(
     b: Binding, text: str, top_k: int, tr: Translation, keep: Predicate
-) -> list[SearchHit]:
+) -> Steps[list[SearchHit]]:
     """BM25 search over the memory text; only records sharing a term with ``text``."""
     if tr.empty:
         return []
     params = {"metric_type": "BM25", "params": {}}
 
-    def fetch(limit: int) -> list[tuple[str, float, dict[str, Any]]]:
-        raw = _native_search(b, text, SPARSE_COLUMN, limit, tr.expr, params)
+    def fetch(limit: int) -> Steps[Hits]:
+        raw = yield from _native_search(b, text, SPARSE_COLUMN, limit, tr.expr, params)
         # Milvus reports BM25 as a positive score; Milvus Lite as its negation.
         return [(i, abs(d), p) for i, d, p in raw if d != 0]
 
     if tr.exact:
-        hits = fetch(min(top_k, MAX_LIMIT))
+        hits = yield from fetch(min(top_k, MAX_LIMIT))
     else:
-        hits, _ = _overfetch(fetch, min(top_k, MAX_LIMIT), keep)
+        hits, _ = yield from _overfetch(fetch, min(top_k, MAX_LIMIT), keep)
     hits.sort(key=lambda h: h[1], reverse=True)
     return [SearchHit(id=i, score=s, payload=p) for i, s, p in hits]
 
 
 def ordered_batch(
     b: Binding, expr: str, after: str | None, size: int, fields: list[str]
-) -> list[dict[str, Any]]:
+) -> Steps[list[dict[str, Any]]]:
     """Up to ``size`` rows matching ``expr`` with ``id > after``, in primary-key order."""
     parts: list[Expr] = [expr or TRUE]
     if after is not None:
         parts.insert(0, f"id > {string_literal(after)}")
     full = and_exprs(parts)
     with engine_errors("query", collection=b.name):
-        rows = b.client.query(
+        rows = yield call(
+            b.client.rpc,
+            "query",
             b.name,
             filter="" if full is TRUE else str(full),
             output_fields=fields,
@@ -189,25 +201,34 @@ def ordered_batch(
     return rows
 
 
-def scan(b: Binding, expr: str, fields: list[str]) -> Iterator[dict[str, Any]]:
+def scan(b: Binding, expr: str, fields: list[str]) -> Steps[list[dict[str, Any]]]:
     """Every row matching ``expr``, in primary-key order, fetched in batches."""
     after: str | None = None
+    found: list[dict[str, Any]] = []
     while True:
-        rows = ordered_batch(b, expr, after, SCAN_BATCH, fields)
-        yield from rows
+        rows = yield from ordered_batch(b, expr, after, SCAN_BATCH, fields)
+        found.extend(rows)
         if len(rows) < SCAN_BATCH:
-            return
+            return found
         after = rows[-1]["id"]
 
 
-def count(b: Binding, tr: Translation, keep: Predicate) -> int:
+def count(b: Binding, tr: Translation, keep: Predicate) -> Steps[int]:
     """How many records match the filter."""
     if tr.empty:
         return 0
     if not tr.exact:
-        return sum(1 for row in scan(b, tr.expr, ["payload"]) if keep(row["payload"]))
+        rows = yield from scan(b, tr.expr, ["payload"])
+        return sum(1 for row in rows if keep(row["payload"]))
     with engine_errors("count", collection=b.name):
-        rows = b.client.query(b.name, filter=tr.expr, output_fields=["count(*)"], **b.call_kwargs())
+        rows = yield call(
+            b.client.rpc,
+            "query",
+            b.name,
+            filter=tr.expr,
+            output_fields=["count(*)"],
+            **b.call_kwargs(),
+        )
     return int(rows[0]["count(*)"]) if rows else 0
 
 
@@ -227,7 +248,9 @@ def decode_cursor(cursor: str) -> str:
     return text[len(_CURSOR_PREFIX) :]
 
 
-def list_page(b: Binding, tr: Translation, keep: Predicate, limit: int, cursor: str | None) -> Page:
+def list_page(
+    b: Binding, tr: Translation, keep: Predicate, limit: int, cursor: str | None
+) -> Steps[Page]:
     """One page of matching records in id order, resuming after ``cursor``."""
     after = decode_cursor(cursor) if cursor is not None else None
     if tr.empty:
@@ -237,7 +260,7 @@ def list_page(b: Binding, tr: Translation, keep: Predicate, limit: int, cursor: 
     found: list[dict[str, Any]] = []
     batch = wanted if tr.exact else min(max(4 * wanted, 256), MAX_LIMIT)
     while len(found) < wanted:
-        rows = ordered_batch(b, tr.expr, after, batch, ["payload"])
+        rows = yield from ordered_batch(b, tr.expr, after, batch, ["payload"])
         found.extend(r for r in rows if tr.exact or keep(r["payload"]))
         if len(rows) < batch:
             break

@@ -1,7 +1,10 @@
 """The Milvus vector store (Milvus Lite or a Milvus server).
 
 See :mod:`memoweave.providers.vector_store` for the contract and
-:mod:`memoweave_milvus.schema` for the collection layout.
+:mod:`memoweave_milvus.schema` for the collection layout. Every method is written once, as
+a pipeline of client calls (:mod:`memoweave.runtime.steps`): the sync methods run it on
+``MilvusClient``, the native async twins (``asearch``...) await it on
+``AsyncMilvusClient`` (:class:`memoweave_milvus.connection.MilvusTransport`).
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from memoweave.providers.vector_store import (
     VectorRecord,
     VectorStore,
 )
+from memoweave.runtime.aio import awaitable
+from memoweave.runtime.steps import Steps, blocking, call, pause
 from memoweave_milvus import reads
 from memoweave_milvus.config import MilvusStoreConfig
-from memoweave_milvus.connection import close_client, engine_errors, open_client
+from memoweave_milvus.connection import MilvusTransport, engine_errors
 from memoweave_milvus.filters import Translation, translate
 from memoweave_milvus.schema import (
     MAX_DIMS,
@@ -70,7 +75,7 @@ class MilvusVectorStore(VectorStore):
 
     def __init__(self, config: MilvusStoreConfig) -> None:
         self._config = config
-        self._client, self._lite_path = open_client(config)
+        self._client = MilvusTransport(config)
         self._closed = False
         self._binding: reads.Binding | None = None
         self._pending = 0  # rows written since the last Milvus Lite flush
@@ -78,14 +83,14 @@ class MilvusVectorStore(VectorStore):
             text_ok = lite_supports_bm25()
         else:
             with engine_errors("get_server_version", uri=config.uri):
-                text_ok = server_supports_bm25(str(self._client.get_server_version()))
+                text_ok = server_supports_bm25(str(self._client.rpc("get_server_version")))
         self._text_supported = config.keyword_search and text_ok
         self._with_text = self._text_supported
         self.capabilities = StoreCapabilities(keyword_search=self._with_text, persistent=True)
 
     # -- binding -------------------------------------------------------------------------
 
-    def ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
+    def _ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> Steps[None]:
         """Create the collection if missing (and load it), open and check it otherwise."""
         self._check_open()
         if not isinstance(name, str) or not _NAME.match(name):
@@ -97,28 +102,28 @@ class MilvusVectorStore(VectorStore):
             raise ValidationError(f"dims must be an integer in [1, {MAX_DIMS}], got {dims!r}")
         if metric not in METRICS:
             raise ValidationError(f"metric must be one of {sorted(METRICS)}, got {metric!r}")
-        client, kw = self._client, {"timeout": self._config.timeout}
+        rpc, kw = self._client.rpc, {"timeout": self._config.timeout}
         with engine_errors("ensure_collection", collection=name):
-            if client.has_collection(name, **kw):
-                self._with_text = self._check_existing(name, dims, metric)
+            if (yield call(rpc, "has_collection", name, **kw)):
+                self._with_text = yield from self._check_existing(name, dims, metric)
             else:
-                self._create(name, dims, metric)
-            state = client.get_load_state(name, **kw).get("state")
+                yield from self._create(name, dims, metric)
+            state = (yield call(rpc, "get_load_state", name, **kw)).get("state")
             if getattr(state, "name", str(state)) != "Loaded":
-                client.load_collection(name, **kw)
+                yield call(rpc, "load_collection", name, **kw)
         self.capabilities = StoreCapabilities(keyword_search=self._with_text, persistent=True)
-        self._binding = reads.Binding(client, name, dims, metric, self._config)
+        self._binding = reads.Binding(self._client, name, dims, metric, self._config)
 
-    def _check_existing(self, name: str, dims: int, metric: str) -> bool:
-        kw = {"timeout": self._config.timeout}
-        layout = describe_layout(self._client.describe_collection(name, **kw))
+    def _check_existing(self, name: str, dims: int, metric: str) -> Steps[bool]:
+        rpc, kw = self._client.rpc, {"timeout": self._config.timeout}
+        layout = describe_layout((yield call(rpc, "describe_collection", name, **kw)))
         if not layout["ours"]:
             raise VectorStoreError(
                 f"Milvus collection {name!r} exists but was not created by memoweave",
                 hint="Use another collection name.",
                 details={"collection": name},
             )
-        index = self._client.describe_index(name, index_name="vector", **kw) or {}
+        index = (yield call(rpc, "describe_index", name, index_name="vector", **kw)) or {}
         found_metric = str(index.get("metric_type", "")).upper()
         if layout["dims"] != dims or (found_metric and found_metric != METRICS[metric]):
             raise VectorStoreError(
@@ -130,13 +135,18 @@ class MilvusVectorStore(VectorStore):
             )
         return bool(layout["has_text"]) and self._text_supported
 
-    def _create(self, name: str, dims: int, metric: str) -> None:
-        cfg, client = self._config, self._client
+    def _create(self, name: str, dims: int, metric: str) -> Steps[None]:
+        cfg, client = self._config, self._client.client
         schema = build_schema(
             dims, with_text=self._text_supported, analyzer_params=cfg.analyzer_params, metric=metric
         )
-        client.create_collection(
-            name, schema=schema, consistency_level=cfg.consistency_level, timeout=cfg.timeout
+        yield call(
+            self._client.rpc,
+            "create_collection",
+            name,
+            schema=schema,
+            consistency_level=cfg.consistency_level,
+            timeout=cfg.timeout,
         )
         self._with_text = self._text_supported
         indexes = build_indexes(
@@ -148,10 +158,12 @@ class MilvusVectorStore(VectorStore):
         )
         for params in indexes:
             # pymilvus' own wait polls every 0.5 s per index; wait for all at once instead.
-            client.create_index(name, params, timeout=cfg.timeout, sync=False)
-        self._wait_for_indexes(name, [p.field_name for ps in indexes for p in ps])
+            yield call(
+                self._client.admin, "create_index", name, params, timeout=cfg.timeout, sync=False
+            )
+        yield from self._wait_for_indexes(name, [p.field_name for ps in indexes for p in ps])
 
-    def _wait_for_indexes(self, name: str, fields: list[str]) -> None:
+    def _wait_for_indexes(self, name: str, fields: list[str]) -> Steps[None]:
         """Poll until every index of ``fields`` is built (instant on an empty collection)."""
         timeout = self._config.timeout
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -160,7 +172,9 @@ class MilvusVectorStore(VectorStore):
         while pending:
             still = []
             for field in pending:
-                info = self._client.describe_index(name, index_name=field, timeout=timeout)
+                info = yield call(
+                    self._client.rpc, "describe_index", name, index_name=field, timeout=timeout
+                )
                 state = str((info or {}).get("state", "Finished"))
                 if state.endswith("Failed"):
                     raise VectorStoreError(
@@ -178,7 +192,7 @@ class MilvusVectorStore(VectorStore):
                         hint="Raise the store timeout or check the Milvus index nodes.",
                         details={"collection": name, "fields": pending},
                     )
-                time.sleep(delay)
+                yield pause(delay)
                 delay = min(delay * 2, 0.5)
 
     def _bound(self) -> reads.Binding:
@@ -196,7 +210,7 @@ class MilvusVectorStore(VectorStore):
 
     # -- writes --------------------------------------------------------------------------
 
-    def upsert(self, records: Sequence[VectorRecord]) -> None:
+    def _upsert(self, records: Sequence[VectorRecord]) -> Steps[None]:
         """Insert or replace ``records``; validated first, sent in size-bounded chunks."""
         b = self._bound()
         if isinstance(records, (str, bytes)) or not isinstance(records, Sequence):
@@ -210,20 +224,20 @@ class MilvusVectorStore(VectorStore):
         size = 0
         for row, weight in rows.values():
             if chunk and (len(chunk) >= CHUNK_ROWS or size + weight > CHUNK_BYTES):
-                self._send(b, chunk)
+                yield from self._send(b, chunk)
                 chunk, size = [], 0
             chunk.append(row)
             size += weight
         if chunk:
-            self._send(b, chunk)
-        self._maybe_flush(b)
+            yield from self._send(b, chunk)
+        yield from self._maybe_flush(b)
 
-    def _send(self, b: reads.Binding, rows: list[dict[str, Any]]) -> None:
+    def _send(self, b: reads.Binding, rows: list[dict[str, Any]]) -> Steps[None]:
         with engine_errors("upsert", collection=b.name, rows=len(rows)):
-            b.client.upsert(b.name, rows, timeout=self._config.timeout)
+            yield call(b.client.rpc, "upsert", b.name, rows, timeout=self._config.timeout)
         self._pending += len(rows)
 
-    def _maybe_flush(self, b: reads.Binding) -> None:
+    def _maybe_flush(self, b: reads.Binding) -> Steps[None]:
         """Milvus Lite: seal the write buffer into an indexed segment once it is large.
 
         Lite scans its in-memory buffer row by row in Python on every read (~0.1 ms per
@@ -232,28 +246,32 @@ class MilvusVectorStore(VectorStore):
         if not self._config.is_lite or self._pending < self._config.lite_flush_rows:
             return
         with engine_errors("flush", collection=b.name):
-            b.client.flush(b.name, timeout=self._config.timeout)
+            yield call(b.client.rpc, "flush", b.name, timeout=self._config.timeout)
         self._pending = 0
 
-    def delete(self, ids: Sequence[str]) -> None:
+    def _delete(self, ids: Sequence[str]) -> Steps[None]:
         """Delete ``ids``; unknown ids are ignored."""
         b = self._bound()
         wanted = list(dict.fromkeys(check_id(i) for i in _ids(ids)))
         for start in range(0, len(wanted), ID_CHUNK):
             with engine_errors("delete", collection=b.name):
-                b.client.delete(
-                    b.name, ids=wanted[start : start + ID_CHUNK], timeout=self._config.timeout
+                yield call(
+                    b.client.rpc,
+                    "delete",
+                    b.name,
+                    ids=wanted[start : start + ID_CHUNK],
+                    timeout=self._config.timeout,
                 )
 
-    def update(
+    def _update(
         self, id: str, *, vector: Sequence[float] | None = None, payload: Payload | None = None
-    ) -> None:
+    ) -> Steps[None]:
         """Replace the vector and/or the whole payload of ``id``; ``NotFound`` if missing."""
         b = self._bound()
         check_id(id)
         new_vector = check_vector(vector, b.dims) if vector is not None else None
         new_payload = check_payload(payload)[0] if payload is not None else None
-        existing = self.get([id], with_vectors=new_vector is None)
+        existing = yield from self._get([id], with_vectors=new_vector is None)
         if not existing:
             raise NotFound(f"no record {id!r} in Milvus collection {b.name!r}", details={"id": id})
         current = existing[0]
@@ -262,19 +280,20 @@ class MilvusVectorStore(VectorStore):
             vector=new_vector if new_vector is not None else list(current.vector or []),
             payload=new_payload if new_payload is not None else current.payload,
         )
-        self._send(b, [to_row(record, b.dims, self._with_text)[0]])
-        self._maybe_flush(b)
+        yield from self._send(b, [to_row(record, b.dims, self._with_text)[0]])
+        yield from self._maybe_flush(b)
 
-    def drop_collection(self) -> None:
+    def _drop_collection(self) -> Steps[None]:
         """Drop the bound collection; ``ensure_collection`` recreates it empty."""
         b = self._bound()
         with engine_errors("drop_collection", collection=b.name):
-            if b.client.has_collection(b.name, timeout=self._config.timeout):
-                b.client.drop_collection(b.name, timeout=self._config.timeout)
+            kw = {"timeout": self._config.timeout}
+            if (yield call(b.client.rpc, "has_collection", b.name, **kw)):
+                yield call(b.client.rpc, "drop_collection", b.name, **kw)
 
     # -- reads ---------------------------------------------------------------------------
 
-    def get(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredRecord]:
+    def _get(self, ids: Sequence[str], *, with_vectors: bool = False) -> Steps[list[StoredRecord]]:
         """The existing records among ``ids``, in the order asked."""
         b = self._bound()
         asked = [check_id(i) for i in _ids(ids)]
@@ -283,27 +302,27 @@ class MilvusVectorStore(VectorStore):
         found: dict[str, StoredRecord] = {}
         for start in range(0, len(unique), ID_CHUNK):
             with engine_errors("get", collection=b.name):
-                rows = b.client.get(
-                    b.name, ids=unique[start : start + ID_CHUNK], output_fields=fields,
-                    **b.call_kwargs(),
+                rows = yield call(
+                    b.client.rpc, "get", b.name, ids=unique[start : start + ID_CHUNK],
+                    output_fields=fields, **b.call_kwargs(),
                 )  # fmt: skip
             for row in rows:
                 vector = [float(x) for x in row["vector"]] if with_vectors else None
                 found[row["id"]] = StoredRecord(id=row["id"], payload=row["payload"], vector=vector)
         return [found[i] for i in asked if i in found]
 
-    def search(
+    def _search(
         self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
-    ) -> list[SearchHit]:
+    ) -> Steps[list[SearchHit]]:
         """The ``top_k`` records most similar to ``vector`` that match ``filter``."""
         b = self._bound()
         query = check_vector(vector, b.dims, "query vector")
         tr, keep = self._filter(filter)
-        return reads.search(b, query, _positive("top_k", top_k), tr, keep)
+        return (yield from reads.search(b, query, _positive("top_k", top_k), tr, keep))
 
-    def keyword_search(
+    def _keyword_search(
         self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
-    ) -> list[SearchHit]:
+    ) -> Steps[list[SearchHit]]:
         """BM25 search over ``payload["memory"]`` (Milvus 2.5+ / Milvus Lite 3.x)."""
         b = self._bound()
         if not self._with_text:
@@ -318,35 +337,58 @@ class MilvusVectorStore(VectorStore):
         if not text.strip():
             return []
         tr, keep = self._filter(filter)
-        return reads.keyword_search(b, text, top_k, tr, keep)
+        return (yield from reads.keyword_search(b, text, top_k, tr, keep))
 
-    def list(
+    def _list(
         self, *, filter: FilterNode | None = None, limit: int = 100, cursor: str | None = None
-    ) -> Page:
+    ) -> Steps[Page]:
         """One page of the records matching ``filter``, in id order."""
         b = self._bound()
         if cursor is not None and not isinstance(cursor, str):
             raise ValidationError(f"cursor must be a string or None, got {cursor!r}")
         tr, keep = self._filter(filter)
-        return reads.list_page(b, tr, keep, _positive("limit", limit), cursor)
+        return (yield from reads.list_page(b, tr, keep, _positive("limit", limit), cursor))
 
-    def count(self, *, filter: FilterNode | None = None) -> int:
+    def _count(self, *, filter: FilterNode | None = None) -> Steps[int]:
         """How many records match ``filter``."""
         b = self._bound()
         tr, keep = self._filter(filter)
-        return reads.count(b, tr, keep)
+        return (yield from reads.count(b, tr, keep))
 
     def _filter(self, node: FilterNode | None) -> tuple[Translation, reads.Predicate]:
         node = parse_filter(node)  # an AST passes through; a dict spec is parsed (FilterError)
         return translate(node, native_numbers=self._config.is_lite), compile_filter(node)
 
-    def close(self) -> None:
+    def _close(self) -> Steps[None]:
         """Close the client and, for Milvus Lite, release the database. Idempotent."""
         if self._closed:
             return
         self._closed = True
         self._binding = None
-        close_client(self._client, self._lite_path)
+        yield call(self._client.close)
+
+    ensure_collection = blocking(_ensure_collection)
+    aensure_collection = awaitable(_ensure_collection)
+    upsert = blocking(_upsert)
+    aupsert = awaitable(_upsert)
+    delete = blocking(_delete)
+    adelete = awaitable(_delete)
+    update = blocking(_update)
+    aupdate = awaitable(_update)
+    drop_collection = blocking(_drop_collection)
+    adrop_collection = awaitable(_drop_collection)
+    get = blocking(_get)
+    aget = awaitable(_get)
+    search = blocking(_search)
+    asearch = awaitable(_search)
+    keyword_search = blocking(_keyword_search)
+    akeyword_search = awaitable(_keyword_search)
+    list = blocking(_list)
+    alist = awaitable(_list)
+    count = blocking(_count)
+    acount = awaitable(_count)
+    close = blocking(_close)
+    aclose = awaitable(_close)
 
 
 def _ids(ids: Sequence[str]) -> Sequence[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from memoweave.plugins import load_registry
-from memoweave.testing import VectorStoreConformance
+from memoweave.testing import AsyncVectorStoreConformance, VectorStoreConformance
 
 
 def _free_port() -> int:
@@ -75,6 +75,15 @@ def _fresh_database(url: str) -> str:
 class TestMilvusServerConformance(VectorStoreConformance):
     @pytest.fixture
     def store_factory(self, milvus_grpc_url: str):
+        config = {"uri": milvus_grpc_url, "db_name": _fresh_database(milvus_grpc_url)}
+        return lambda: load_registry().create("vector_store", "milvus", config)
+
+
+class TestMilvusServerAsyncConformance(AsyncVectorStoreConformance):
+    """Through the async twins: AsyncMilvusClient on the gRPC endpoint."""
+
+    @pytest.fixture
+    def async_store_factory(self, milvus_grpc_url: str):
         config = {"uri": milvus_grpc_url, "db_name": _fresh_database(milvus_grpc_url)}
         return lambda: load_registry().create("vector_store", "milvus", config)
 

@@ -48,7 +48,7 @@ except ProviderNotFound as exc:
 def test_wheels_install_the_embedded_stack_into_a_clean_venv(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     _run(
-        sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+        sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
         "-w", dist, ROOT, ROOT / "plugins" / "qdrant", ROOT / "plugins" / "onnx",
     )  # fmt: skip
     (core,) = dist.glob("memoweave-*.whl")

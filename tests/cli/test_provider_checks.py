@@ -66,6 +66,7 @@ def test_failures_name_their_fix(tmp_path: Path, cli_onnx_available: None) -> No
         f"history {history}: schema",
     }
     assert "pip install memoweave-nosuch" in failed["llm nosuch: plugin installed"].fix
+    assert "pip install ./plugins/nosuch" in failed["llm nosuch: plugin installed"].fix
     dims = failed["collection 'memoweave': dimensions agree with the embedder"]
     assert "64 dimensions, the embedder makes 384" in dims.detail and "export" in dims.fix
     assert "Upgrade memoweave" in failed[f"history {history}: schema"].fix

@@ -250,7 +250,8 @@ class ProviderRegistry:
         package = "memoweave-" + name.lower().replace("_", "-")
         return ProviderNotFound(
             message,
-            hint=f"Install the plugin that provides it (pip install {package}) "
-            "or use an installed name; `memoweave plugins` lists them.",
+            hint=f"Install the plugin that provides it (pip install {package}; from a source "
+            f"checkout: pip install ./plugins/{package.removeprefix('memoweave-')}) or use an "
+            "installed name; `memoweave plugins` lists them.",
             details={"kind": kind, "name": name, "installed": installed, "suggestions": close},
         )

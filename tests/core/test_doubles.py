@@ -8,7 +8,7 @@ import math
 import pytest
 
 from memoweave.errors import EmbeddingError, LLMError, ValidationError
-from memoweave.providers.llm import LLMCapabilities, LLMResponse, ToolCall, Usage
+from memoweave.providers.llm import LLMCapabilities, LLMResponse, ResponseSchema, ToolCall, Usage
 from memoweave.testing.doubles import MALFORMED_JSON, HashingEmbedder, ScriptedLLM
 
 
@@ -84,7 +84,7 @@ def test_fail_next_and_malformed_next_jump_the_queue() -> None:
 def test_calls_are_recorded_as_copies_with_kwargs() -> None:
     llm = ScriptedLLM(["ok"])
     messages = _msgs("original")
-    schema = {"type": "object"}
+    schema = ResponseSchema("anything", {"type": "object"})
     llm.generate(messages, response_format=schema, temperature=0.1, max_tokens=50)
     messages[1]["content"] = "mutated"
     call = llm.calls[0]
@@ -158,3 +158,10 @@ def test_embedder_rejects_non_string_input(bad: object) -> None:
 def test_embedder_validates_dims(dims: object) -> None:
     with pytest.raises(ValidationError):
         HashingEmbedder(dims=dims)  # type: ignore[arg-type]
+
+
+def test_response_format_outside_the_contract_is_rejected() -> None:
+    llm = ScriptedLLM(["ok"])
+    with pytest.raises(ValidationError, match="bare dict"):
+        llm.generate(_msgs("x"), response_format={"type": "object"})
+    assert llm.calls == [] and llm.remaining == 1

@@ -16,10 +16,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from pydantic import ValidationError as PydanticValidationError
 
 from memoweave.errors import LLMError, RerankerError, ValidationError
 from memoweave.providers.embedder import Purpose
-from memoweave.providers.llm import LLM, LLMCapabilities, LLMResponse, Message, Usage
+from memoweave.providers.llm import (
+    LLM,
+    LLMCapabilities,
+    LLMResponse,
+    Message,
+    ResponseSchema,
+    Usage,
+)
 from memoweave.providers.reranker import RankedDocument, Reranker
 from memoweave.testing import (
     ERROR_MARKER,
@@ -34,19 +42,29 @@ from memoweave.testing.guard import standard_test_names
 from memoweave.testing.llm import SCHEMA, schema_errors
 
 
+def _cases(method: Any) -> list[tuple[str, tuple[Any, ...]]]:
+    """``(suffix, extra args)`` per case of a standard test (its ``parametrize`` values)."""
+    marks = [m for m in getattr(method, "pytestmark", []) if m.name == "parametrize"]
+    if not marks:
+        return [("", ())]
+    return [(f"[{value}]", (value,)) for value in marks[0].args[1]]
+
+
 def _run_all(suite: Any, provider: Any) -> dict[str, str]:
-    """Call every provider-taking standard test of ``suite``; outcome per test name."""
+    """Call every provider-taking standard test of ``suite``; outcome per test name
+    (``name[value]`` for parametrized ones)."""
     outcomes: dict[str, str] = {}
     for name in standard_test_names(type(suite)):
         method = getattr(suite, name)
         params = [p for p in method.__code__.co_varnames[1 : method.__code__.co_argcount]]
-        try:
-            method(*([provider] if params else []))
-            outcomes[name] = "passed"
-        except pytest.skip.Exception:
-            outcomes[name] = "skipped"
-        except (AssertionError, pytest.fail.Exception) as exc:
-            outcomes[name] = f"failed: {exc}"
+        for suffix, extra in _cases(method):
+            try:
+                method(*([provider] if params else []), *extra)
+                outcomes[name + suffix] = "passed"
+            except pytest.skip.Exception:
+                outcomes[name + suffix] = "skipped"
+            except (AssertionError, pytest.fail.Exception, PydanticValidationError) as exc:
+                outcomes[name + suffix] = f"failed: {exc}"
     return outcomes
 
 
@@ -92,17 +110,64 @@ def test_embedder_suite_catches_bugs(embedder: HashingEmbedder, failing: str) ->
 # --- LLM suite --------------------------------------------------------------------------
 
 
+#: A valid answer to each schema the kit sends, by ``ResponseSchema.name``.
+VALID_ANSWERS: dict[str, dict[str, Any]] = {
+    "AdditiveAnswer": {
+        "memories": [{"text": "Alice lives in Berlin", "replaces": [1], "sources": [1]}]
+    },
+    "AdditiveGraphAnswer": {
+        "memories": [
+            {
+                "text": "Alice adopted a dog named Max",
+                "replaces": [],
+                "sources": [1],
+                "relations": [{"source": "Alice", "relation": "adopted", "target": "Max"}],
+            }
+        ]
+    },
+    "ExtractedFacts": {"facts": ["Alice is a vegetarian"]},
+    "MemoryDecisions": {"memory": [{"id": 1, "event": "UPDATE", "text": "Alice lives in Berlin"}]},
+    "ProceduralSummary": {"summary": "Task: count rows. Progress: data.csv has 42 rows."},
+    "ImageDescription": {"description": "A red bicycle leaning on a white wall."},
+    "city_population": {"city": "Lisbon", "population": 545000},
+}
+
+
 def _good_answer(messages: list[Message]) -> str:
     text = json.dumps(messages)
     if "JSON" in text:
-        return '{"city": "Lisbon", "population": 545000, "answer": "yes"}'
+        return '{"answer": "yes"}'
     return "Blue."
 
 
 class ValidatingScriptedLLM(ScriptedLLM):
+    """A correct LLM: checks its input; answers a schema with a valid object (unless a
+    ``default`` was scripted, which then answers everything)."""
+
     def generate(self, messages: list[Message], **kwargs: Any) -> LLMResponse:
         if not messages:
             raise ValidationError("messages must not be empty")
+        fmt = kwargs.get("response_format")
+        if isinstance(fmt, ResponseSchema) and self.default is _good_answer:
+            self.push(VALID_ANSWERS[fmt.name])
+        return super().generate(messages, **kwargs)
+
+
+class SchemaMutatingLLM(ValidatingScriptedLLM):
+    def generate(self, messages: list[Message], **kwargs: Any) -> LLMResponse:
+        fmt = kwargs.get("response_format")
+        if isinstance(fmt, ResponseSchema):
+            fmt.schema.pop("additionalProperties", None)  # e.g. "cleaning" it for the server
+        return super().generate(messages, **kwargs)
+
+
+class BareDictLLM(ValidatingScriptedLLM):
+    """Accepts any dict as a schema (the bug of issue 17: a wrapper taken for a schema)."""
+
+    def generate(self, messages: list[Message], **kwargs: Any) -> LLMResponse:
+        if isinstance(kwargs.get("response_format"), dict):
+            kwargs["response_format"] = None
+            self.push({"anything": 1})
         return super().generate(messages, **kwargs)
 
 
@@ -112,8 +177,11 @@ def test_llm_suite_passes_for_a_correct_scripted_llm() -> None:
     assert outcomes.pop("test_unreachable_server_raises_llm_error") == "skipped"
     assert outcomes.pop("test_http_500_raises_llm_error_with_message") == "skipped"
     assert set(outcomes.values()) == {"passed"}, outcomes
-    assert len(llm.calls) <= 8  # the suite stays cheap for real models
-    assert all(c.kwargs["max_tokens"] and c.kwargs["max_tokens"] <= 96 for c in llm.calls)
+    assert len(llm.calls) <= 12  # the suite stays cheap for real models
+    assert all(c.kwargs["max_tokens"] and c.kwargs["max_tokens"] <= 192 for c in llm.calls)
+    sent = {c.kwargs["response_format"].name for c in llm.calls if c.kwargs["response_format"]
+            and c.kwargs["response_format"] != "json_object"}  # fmt: skip
+    assert sent == set(VALID_ANSWERS)  # every core schema, exactly as the core sends it
 
 
 def test_llm_suite_requires_input_validation() -> None:
@@ -127,13 +195,30 @@ def test_llm_suite_requires_input_validation() -> None:
         (ValidatingScriptedLLM(default=MALFORMED_JSON), "test_json_object_mode"),
         (ValidatingScriptedLLM(default="[1, 2]"), "test_json_object_mode"),
         (ValidatingScriptedLLM(default='{"population": "many"}'), "test_json_schema_mode"),
+        (ValidatingScriptedLLM(default='{"facts": ["x"]}'), "test_core_schema[additive]"),
+        (
+            ValidatingScriptedLLM(default='{"memory": [{"id": true, "event": "DELETE"}]}'),
+            "test_core_schema[decide_events]",
+        ),
+        (SchemaMutatingLLM(default=_good_answer), "test_core_schema[procedural]"),
+        (BareDictLLM(default=_good_answer), "test_bare_schema_dict_is_rejected"),
         (ValidatingScriptedLLM(default="  "), "test_generate_text"),
         (
             ValidatingScriptedLLM(default=LLMResponse("x", usage=Usage(3, 50))),
             "test_temperature_and_max_tokens_are_honoured",
         ),
     ],
-    ids=["malformed-json", "json-array", "schema-violation", "blank-text", "ignores-max-tokens"],
+    ids=[
+        "malformed-json",
+        "json-array",
+        "schema-violation",
+        "wrong-schema-answer",
+        "boolean-memory-id",
+        "mutates-schema",
+        "accepts-bare-dict",
+        "blank-text",
+        "ignores-max-tokens",
+    ],
 )
 def test_llm_suite_catches_bugs(llm: ScriptedLLM, failing: str) -> None:
     assert _run_all(LLMConformance(), llm)[failing].startswith("failed")
@@ -149,7 +234,15 @@ def test_schema_mode_only_checks_json_without_native_schema_support() -> None:
 def test_schema_checker() -> None:
     assert schema_errors({"city": "Lisbon", "population": 5}, SCHEMA) == []
     assert schema_errors({"population": 5}, SCHEMA) == ["$: missing 'city'"]
-    assert schema_errors({"city": 1}, SCHEMA) == ["$.city: expected string, got int"]
+    assert schema_errors({"city": 1, "population": 5}, SCHEMA) == [
+        "$.city: expected string, got int"
+    ]
+    assert schema_errors({"city": "x", "population": 1, "x": 0}, SCHEMA) == [
+        "$: unexpected key 'x'"
+    ]
+    nullable = {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    assert schema_errors(None, nullable) == [] and schema_errors(3, nullable) == []
+    assert schema_errors("3", nullable)
     assert schema_errors({"city": "x", "population": True}, SCHEMA)  # bool is not an integer
     assert schema_errors([1], SCHEMA) == ["$: expected object, got list"]
     items = {"type": "array", "items": {"type": "number", "enum": [1, 2.5]}}

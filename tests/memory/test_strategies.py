@@ -173,7 +173,7 @@ def _number(messages: list[dict], text: str) -> int:
 
 
 def test_procedural_memory_needs_agent_and_summarises(make_memory: MakeMemory) -> None:
-    llm = ScriptedLLM(["Task: book a flight. Progress: searched flights, picked LH123."])
+    llm = ScriptedLLM([{"summary": "Task: book a flight. Progress: searched, picked LH123."}])
     mem = make_memory(llm=llm)
     with pytest.raises(ValidationError, match="agent_id"):
         mem.add("ran search", user_id="alice", memory_type="procedural_memory")
@@ -187,6 +187,7 @@ def test_procedural_memory_needs_agent_and_summarises(make_memory: MakeMemory) -
     )
     item = mem.get(out["results"][0]["id"])
     assert item["memory_type"] == "procedural_memory" and "LH123" in item["memory"]
+    assert llm.calls[0].kwargs["response_format"].name == "ProceduralSummary"
     with pytest.raises(ValidationError):
         mem.add("x", agent_id="bot", memory_type="semantic")
 
@@ -232,7 +233,7 @@ def test_vision_llm_describes_images(make_memory: MakeMemory) -> None:
     from memoweave.providers.llm import LLMCapabilities
 
     llm = ScriptedLLM(
-        ["A red bicycle leaning on a wall."],
+        [{"description": "A red bicycle leaning on a wall."}],
         capabilities=LLMCapabilities(json_schema=True, vision=True),
     )
     llm.push(
@@ -256,3 +257,4 @@ def test_vision_llm_describes_images(make_memory: MakeMemory) -> None:
         user_id="alice",
     )
     assert [r["memory"] for r in out["results"]] == ["Alice owns a red bicycle"]
+    assert llm.calls[0].kwargs["response_format"].name == "ImageDescription"

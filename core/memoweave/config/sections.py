@@ -32,6 +32,19 @@ class ExtractionConfig(ConfigModel):
         le=3,
         description="Retries that carry the validation error back to the LLM.",
     )
+    max_answer_tokens: int | None = Field(
+        default=2048,
+        ge=16,
+        description="Completion budget of one extraction answer (bounds a model that "
+        "repeats itself); null leaves it to the server.",
+    )
+    max_memories_per_add: int = Field(
+        default=50,
+        ge=1,
+        le=1000,
+        description="Most memories (facts, events) one LLM answer may write; a longer "
+        "answer is repaired once, then the add fails with llm_error and writes nothing.",
+    )
 
 
 class RetrievalConfig(ConfigModel):

@@ -1,17 +1,18 @@
 """Getting validated JSON out of an LLM.
 
 :func:`extract_json` tolerates what models do: code fences, JSON inside prose, trailing
-commas, smart quotes around keys. :func:`generate_json` (a pipeline, see
-:mod:`memoweave.runtime.steps`) calls the LLM (JSON schema mode when the provider claims
-it, else JSON object mode), validates the answer against a pydantic model, and on failure
-retries with the validation error in the conversation (``repairs`` times). Then it raises
+commas. :func:`generate_json` (a pipeline, see :mod:`memoweave.runtime.steps`) sends the
+answer model's :class:`~memoweave.providers.llm.ResponseSchema` (see
+:mod:`memoweave.memory.schemas`) when the provider enforces schemas, else asks for JSON
+mode; it validates the answer against the pydantic model (with the per-answer cap in the
+validation context) and, on failure, retries with the validation error in the
+conversation (``repairs`` times). An answer the provider could not read as JSON (an
+``LLMError`` carrying ``details["text"]``) is repaired the same way. Then it raises
 ``LLMError``: a strategy never writes half an answer.
 """
 
 from __future__ import annotations
 
-import copy
-import functools
 import json
 import re
 from typing import Any, TypeVar
@@ -20,6 +21,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from memoweave.errors import LLMError, MemoweaveError
+from memoweave.memory.schemas import response_schema, validation_context
 from memoweave.providers.llm import LLM, Message
 from memoweave.runtime.steps import Steps, call
 
@@ -29,12 +31,14 @@ _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
 def extract_json(text: str) -> Any:
-    """The first JSON object or array in ``text``; ``ValueError`` if there is none."""
+    """The first JSON value (object or array, whichever opens first) in ``text``;
+    ``ValueError`` if there is none."""
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     for candidate in candidates:
-        for start, opener in ((candidate.find("{"), "{"), (candidate.find("["), "[")):
-            if start < 0:
-                continue
+        openers = sorted(
+            (start, opener) for opener in "{[" if (start := candidate.find(opener)) >= 0
+        )
+        for start, opener in openers:
             closer = "}" if opener == "{" else "]"
             end = candidate.rfind(closer)
             while end > start:
@@ -57,12 +61,6 @@ def _short(exc: Exception) -> str:
     return str(exc)
 
 
-@functools.lru_cache(maxsize=64)
-def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """``model.model_json_schema()``, computed once per model (it costs milliseconds)."""
-    return model.model_json_schema()
-
-
 def generate_json(
     llm: LLM,
     messages: list[Message],
@@ -70,17 +68,18 @@ def generate_json(
     *,
     repairs: int = 1,
     max_tokens: int | None = None,
+    max_memories: int | None = None,
 ) -> Steps[Model]:
     """The pipeline asking ``llm`` for JSON matching ``model`` (each LLM call one step);
-    raises ``LLMError`` when it cannot deliver."""
-    response_format: Any = (
-        {"name": model.__name__, "schema": copy.deepcopy(_json_schema(model))}
-        if llm.capabilities.json_schema
-        else "json_object"
-    )
+    raises ``LLMError`` when it cannot deliver. ``max_memories`` caps the entries of one
+    answer (a longer answer is repaired, then an error)."""
+    context = validation_context(max_memories)
     conversation = list(messages)
     problem = "no answer"
     for _ in range(repairs + 1):
+        response_format: Any = (
+            response_schema(model) if llm.capabilities.json_schema else "json_object"
+        )
         try:
             response = yield call(
                 llm.generate,
@@ -89,25 +88,33 @@ def generate_json(
                 temperature=0.0,
                 max_tokens=max_tokens,
             )
+            text = response.text
+        except LLMError as exc:
+            raw = exc.details.get("text")
+            if not isinstance(raw, str):
+                raise
+            text, problem = raw, exc.message  # the model answered, but not with JSON
         except MemoweaveError:
             raise
         except Exception as exc:  # a provider that broke its contract
             raise LLMError(f"the LLM failed: {type(exc).__name__}: {exc}") from exc
-        try:
-            return model.model_validate(extract_json(response.text))
-        except (ValueError, PydanticValidationError) as exc:
-            problem = _short(exc)
-            conversation = [
-                *conversation,
-                {"role": "assistant", "content": response.text},
-                {
-                    "role": "user",
-                    "content": f"That answer was invalid ({problem}). Reply with only the "
-                    "corrected JSON object, in the format asked for.",
-                },
-            ]
+        else:
+            try:
+                return model.model_validate(extract_json(text), context=context)
+            except (ValueError, PydanticValidationError) as exc:
+                problem = _short(exc)
+        conversation = [
+            *conversation,
+            {"role": "assistant", "content": text},
+            {
+                "role": "user",
+                "content": f"That answer was invalid ({problem}). Reply with only the "
+                "corrected JSON object, in the format asked for.",
+            },
+        ]
     raise LLMError(
         f"the LLM's answer did not match the expected format after {repairs + 1} attempt(s): "
         f"{problem}",
         hint="Use a stronger model or one with JSON mode; nothing was written.",
+        details={"answer": text[:500], "format": model.__name__},
     )

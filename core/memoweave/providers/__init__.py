@@ -8,7 +8,15 @@ from memoweave.providers.graph_store import (
     GraphStore,
     GraphStoreCapabilities,
 )
-from memoweave.providers.llm import LLM, LLMCapabilities, LLMResponse, Message, ToolCall, Usage
+from memoweave.providers.llm import (
+    LLM,
+    LLMCapabilities,
+    LLMResponse,
+    Message,
+    ResponseSchema,
+    ToolCall,
+    Usage,
+)
 from memoweave.providers.reranker import RankedDocument, Reranker
 from memoweave.providers.vector_store import (
     Metric,
@@ -36,6 +44,7 @@ __all__ = [
     "Purpose",
     "RankedDocument",
     "Reranker",
+    "ResponseSchema",
     "SearchHit",
     "StoreCapabilities",
     "StoredRecord",

@@ -34,6 +34,7 @@ from memoweave.providers.llm import (
     Message,
     ResponseFormat,
     Usage,
+    check_response_format,
 )
 
 #: One scripted answer: text, a JSON-able dict/list (sent as JSON text), a ready
@@ -119,7 +120,10 @@ class ScriptedLLM(LLM):
         temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> LLMResponse:
-        """Record the call, then return (or raise) the next scripted answer."""
+        """Record the call, then return (or raise) the next scripted answer.
+
+        ``response_format`` is checked against the contract first (``ValidationError``)."""
+        check_response_format(response_format)
         kwargs = {
             "response_format": response_format,
             "tools": tools,

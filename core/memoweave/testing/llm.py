@@ -2,27 +2,75 @@
 
 Subclass it and override the ``llm`` fixture (any scope) yielding a provider built through
 the registry. Remote providers also set ``remote = True`` and override
-``provider_for_url(self, base_url)``. The suite makes about six short generate calls;
-``max_tokens_json`` bounds the JSON ones (raise it for verbose models).
+``provider_for_url(self, base_url)``. The suite makes about twelve short generate calls;
+``max_tokens_json`` bounds the small JSON ones and ``max_tokens_answer`` the answers to
+the core's own schemas (raise them for verbose models).
+
+Structured output is checked with the EXACT :class:`~memoweave.providers.llm.ResponseSchema`
+objects the core's strategies send (:func:`memoweave.memory.schemas.core_response_schemas`:
+additive with and without relations, decide's two steps, procedural, vision description),
+under the core's own prompts: a provider claiming ``json_schema`` must return answers valid
+against each schema and readable by the core.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
 import pytest
 
-from memoweave.errors import LLMError, MemoweaveError
-from memoweave.providers.llm import LLM, LLMResponse, Usage
+from memoweave.errors import LLMError, MemoweaveError, ValidationError
+from memoweave.memory.prompts import load_prompt
+from memoweave.memory.schemas import ANSWER_MODELS, core_response_schemas
+from memoweave.providers.llm import LLM, LLMResponse, ResponseSchema, Usage
 from memoweave.testing.guard import StandardTests
 from memoweave.testing.model_base import RemoteProviderSupport, check_http_500, check_unreachable
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"city": {"type": "string"}, "population": {"type": "integer"}},
-    "required": ["city"],
+    "required": ["city", "population"],
+    "additionalProperties": False,
 }
+#: The core's system prompt(s) and a tiny input for each role of ``core_response_schemas()``.
+CORE_INPUTS: dict[str, tuple[tuple[str, ...], str]] = {
+    "additive": (
+        ("additive_v1",),
+        "Observation date: 2023-05-08 (Monday)\n\nEXISTING MEMORIES:\n1. Alice lives in "
+        "Lisbon\n\nEARLIER MESSAGES:\n(none)\n\nNEW MESSAGES:\n[1] Alice: I moved to Berlin.",
+    ),
+    "additive_graph": (
+        ("additive_v1", "additive_graph_v1"),
+        "Observation date: 2023-05-08 (Monday)\n\nEXISTING MEMORIES:\n(none)\n\nEARLIER "
+        "MESSAGES:\n(none)\n\nNEW MESSAGES:\n[1] Alice: I adopted a dog named Max.",
+    ),
+    "decide_facts": (
+        ("decide_extract_v2",),
+        "Observation date: 2023-05-08 (Monday)\n\nEARLIER MESSAGES:\n(none)\n\n"
+        "NEW MESSAGES:\n[1] Alice: I am a vegetarian.",
+    ),
+    "decide_events": (
+        ("decide_update_v1",),
+        "EXISTING MEMORIES:\n1. Alice lives in Lisbon\n\nNEW FACTS:\n- Alice lives in Berlin",
+    ),
+    "procedural": (
+        ("procedural_v2",),
+        "EXECUTION HISTORY:\n[1] User: Count the rows of data.csv.\n[2] Assistant: "
+        "Opened data.csv; it has 42 rows.",
+    ),
+    "vision": (("vision_v2",), "(The image shows a red bicycle leaning on a white wall.)"),
+}
+
+
+def core_messages(role: str) -> list[dict[str, Any]]:
+    """The system and user messages the kit sends with the core's schema for ``role``."""
+    prompts, user = CORE_INPUTS[role]
+    system = "\n\n".join(load_prompt(name) for name in prompts)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
     "integer": (int,), "number": (int, float), "null": (type(None),),
@@ -30,8 +78,13 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 
 
 def schema_errors(value: Any, schema: dict[str, Any], path: str = "$") -> list[str]:
-    """A tiny JSON-schema checker (type, required, properties, items, enum)."""
+    """A tiny JSON-schema checker (type, anyOf, required, properties,
+    additionalProperties: false, items, enum)."""
     errors: list[str] = []
+    if "anyOf" in schema:
+        branches = [schema_errors(value, sub, path) for sub in schema["anyOf"]]
+        if all(branches):
+            return [f"{path}: matches no anyOf branch ({branches[0][0]})"]
     kind = schema.get("type")
     if kind is not None:
         kinds = kind if isinstance(kind, list) else [kind]
@@ -48,6 +101,9 @@ def schema_errors(value: Any, schema: dict[str, Any], path: str = "$") -> list[s
         errors += [
             f"{path}: missing {key!r}" for key in schema.get("required", []) if key not in value
         ]
+        if schema.get("additionalProperties") is False:
+            known = schema.get("properties", {})
+            errors += [f"{path}: unexpected key {key!r}" for key in value if key not in known]
         for key, sub in schema.get("properties", {}).items():
             if key in value:
                 errors += schema_errors(value[key], sub, f"{path}.{key}")
@@ -85,6 +141,7 @@ class LLMConformance(RemoteProviderSupport, StandardTests):
 
     _kit_suite = True
     max_tokens_json: int = 96
+    max_tokens_answer: int = 192
 
     @pytest.fixture
     def llm(self) -> LLM:
@@ -157,7 +214,7 @@ class LLMConformance(RemoteProviderSupport, StandardTests):
                     {"role": "system", "content": "Reply with JSON only."},
                     {"role": "user", "content": "Give a city and its population."},
                 ],
-                response_format=SCHEMA,
+                response_format=ResponseSchema("city_population", copy.deepcopy(SCHEMA)),
                 temperature=0.0,
                 max_tokens=self.max_tokens_json,
             )
@@ -165,6 +222,50 @@ class LLMConformance(RemoteProviderSupport, StandardTests):
         value = _json_object(response.text)
         if llm.capabilities.json_schema:
             assert not schema_errors(value, SCHEMA), schema_errors(value, SCHEMA)
+
+    @pytest.mark.parametrize("role", sorted(CORE_INPUTS))
+    def test_core_schema(self, llm: LLM, role: str) -> None:
+        """Each schema the core sends (``role``) gives an answer the core can read.
+
+        Troubleshooting: pass the ``ResponseSchema`` to the server as its contract says
+        (``schema`` unchanged, ``name`` and ``strict`` where the API has them); never
+        mutate it. With ``capabilities.json_schema`` the answer must validate against the
+        schema (the server enforces it); without it, return the JSON object the model
+        wrote, or raise ``LLMError`` with the raw answer in ``details["text"]``.
+        """
+        sent = core_response_schemas()[role]
+        pristine = copy.deepcopy(sent.schema)
+        messages = core_messages(role)
+        try:
+            response = _check_response(
+                llm.generate(
+                    messages,
+                    response_format=sent,
+                    temperature=0.0,
+                    max_tokens=self.max_tokens_answer,
+                )
+            )
+        except LLMError as exc:
+            if llm.capabilities.json_schema or not isinstance(exc.details.get("text"), str):
+                raise
+            return  # a weak mode may fail; it said so with the raw answer
+        finally:
+            assert sent.schema == pristine, "the provider mutated the ResponseSchema"
+        value = _json_object(response.text)
+        if llm.capabilities.json_schema:
+            assert not schema_errors(value, sent.schema), schema_errors(value, sent.schema)
+            ANSWER_MODELS[role].model_validate(value)
+
+    def test_bare_schema_dict_is_rejected(self, llm: LLM) -> None:
+        """A bare dict as ``response_format`` is a ``ValidationError``, before any request.
+
+        Troubleshooting: call :func:`memoweave.providers.llm.check_response_format` first
+        in ``generate``; only ``None``, ``"json_object"`` and ``ResponseSchema`` are valid.
+        """
+        with pytest.raises(ValidationError):
+            llm.generate(
+                [{"role": "user", "content": "Say hi."}], response_format=SCHEMA, max_tokens=4
+            )
 
     def test_temperature_and_max_tokens_are_honoured(self, llm: LLM) -> None:
         """temperature=0 and a small max_tokens are accepted; completion stays within it.
@@ -209,4 +310,4 @@ class LLMConformance(RemoteProviderSupport, StandardTests):
         check_http_500(self, _say_hi, LLMError)
 
 
-__all__ = ["SCHEMA", "LLMConformance", "schema_errors"]
+__all__ = ["CORE_INPUTS", "SCHEMA", "LLMConformance", "schema_errors"]

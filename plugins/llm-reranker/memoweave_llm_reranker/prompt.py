@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from memoweave.providers.llm import Message
+from memoweave.providers.llm import Message, ResponseSchema
 
 SYSTEM = (
     "You are a search relevance judge. For each numbered document, rate how relevant it "
@@ -34,22 +33,25 @@ def build_messages(query: str, documents: Sequence[str], max_chars: int) -> list
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
-def score_schema(n: int) -> dict[str, Any]:
-    """JSON schema of the answer: exactly ``n`` integer scores in 0..10."""
-    return {
-        "title": "rerank_scores",
-        "type": "object",
-        "properties": {
-            "scores": {
-                "type": "array",
-                "items": {"type": "integer", "minimum": 0, "maximum": 10},
-                "minItems": n,
-                "maxItems": n,
-            }
+def score_schema(n: int) -> ResponseSchema:
+    """The answer's schema: exactly ``n`` integer scores in 0..10 (small bounds: a grammar
+    of ``n`` repetitions, fine for the few dozen candidates a reranker sees)."""
+    return ResponseSchema(
+        "rerank_scores",
+        {
+            "type": "object",
+            "properties": {
+                "scores": {
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 0, "maximum": 10},
+                    "minItems": n,
+                    "maxItems": n,
+                }
+            },
+            "required": ["scores"],
+            "additionalProperties": False,
         },
-        "required": ["scores"],
-        "additionalProperties": False,
-    }
+    )
 
 
 def repair_messages(messages: list[Message], answer: str, reason: str, n: int) -> list[Message]:

@@ -17,7 +17,9 @@ def test_documents_are_numbered_flattened_and_clipped() -> None:
 
 
 def test_schema_fixes_the_number_of_scores() -> None:
-    schema = score_schema(4)
+    sent = score_schema(4)
+    schema = sent.schema
+    assert sent.name == "rerank_scores"
     scores = schema["properties"]["scores"]
     assert scores["minItems"] == scores["maxItems"] == 4
     assert schema["required"] == ["scores"]

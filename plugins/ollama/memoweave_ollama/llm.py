@@ -1,8 +1,10 @@
 """``OllamaLLM``: the :class:`memoweave.providers.llm.LLM` over Ollama's ``/api/chat``.
 
-- ``response_format``: ``"json_object"`` is sent as ``format: "json"``; a JSON schema is
-  sent as ``format: <schema>`` (Ollama >= 0.5 turns it into a grammar), so
-  ``capabilities.json_schema`` is true. The answer is checked to be one JSON object.
+- ``response_format`` (the core's contract, :mod:`memoweave.providers.llm`):
+  ``"json_object"`` is sent as ``format: "json"``; a ``ResponseSchema`` as
+  ``format: <its schema>`` unchanged (Ollama >= 0.5 turns it into a grammar; the API has
+  no name or strict flag), so ``capabilities.json_schema`` is true. Anything else is a
+  ``ValidationError`` before any request. The answer is checked to be one JSON object.
 - ``max_tokens`` → ``options.num_predict``; ``temperature`` → ``options.temperature``;
   config ``num_ctx`` and ``options`` are sent with every call; ``keep_alive`` and ``think``
   when set. Requests are never streamed.
@@ -25,6 +27,7 @@ from memoweave.providers.llm import (
     Message,
     ResponseFormat,
     Usage,
+    check_response_format,
 )
 from memoweave.providers.retry import RetryPolicy
 from memoweave_ollama.client import build_client
@@ -34,34 +37,16 @@ from memoweave_ollama.retry import call_ollama
 
 OllamaFormat = str | dict[str, Any] | None
 _FENCE_RE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.DOTALL)
-_FORMAT_HINT = 'Use None, "json_object" or a JSON schema dict as response_format.'
 
 
-def to_ollama_format(response_format: ResponseFormat) -> OllamaFormat:
-    """``None`` → None, ``"json_object"`` → ``"json"``, a schema (or OpenAI wrapper) → schema."""
-    if response_format is None:
+def to_ollama_format(response_format: object) -> OllamaFormat:
+    """``None`` → None, ``"json_object"`` → ``"json"``, a ``ResponseSchema`` → its schema."""
+    checked = check_response_format(response_format)
+    if checked is None:
         return None
-    if response_format == "json_object":
+    if checked == "json_object":
         return "json"
-    if not isinstance(response_format, dict) or not response_format:
-        raise ValidationError(f"unsupported response_format {response_format!r}", hint=_FORMAT_HINT)
-    kind = response_format.get("type")
-    if kind == "json_object" and set(response_format) <= {"type", "schema"}:
-        schema = response_format.get("schema")
-        return dict(schema) if isinstance(schema, dict) else "json"
-    if kind == "json_schema" and isinstance(response_format.get("json_schema"), dict):
-        schema = response_format["json_schema"].get("schema")
-        if not isinstance(schema, dict):
-            raise ValidationError(
-                "response_format.json_schema.schema must be a JSON schema object",
-                hint=_FORMAT_HINT,
-            )
-        return dict(schema)
-    try:
-        json.dumps(response_format)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"response_format is not JSON: {exc}", hint=_FORMAT_HINT) from exc
-    return dict(response_format)
+    return checked.schema
 
 
 def extract_json_object(text: str) -> str | None:

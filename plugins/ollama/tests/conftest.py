@@ -59,7 +59,7 @@ def _load_minilm_script() -> ModuleType:
 
 @pytest.fixture(scope="session")
 def ollama_chat_backend() -> Any:
-    """SmolLM2-135M-Instruct in llama.cpp (n_ctx 2048, 2 threads), loaded once."""
+    """SmolLM2-135M-Instruct in llama.cpp (n_ctx 2048, 1 thread: fastest on a busy machine)."""
     pytest.importorskip("llama_cpp", reason="needs llama-cpp-python")
     backends = support("backends")
     try:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from memoweave.errors import LLMError, ValidationError
+from memoweave.providers.llm import ResponseSchema
 from memoweave.testing import closed_port_url
 from memoweave.testing.llm import schema_errors
 
@@ -21,6 +22,7 @@ PERSON = {
     "type": "object",
     "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
     "required": ["name", "age"],
+    "additionalProperties": False,
 }
 HI = [{"role": "user", "content": "Say hi."}]
 
@@ -35,7 +37,7 @@ def test_json_schema_output_validates_and_reports_usage(
     )  # fmt: skip
     response = llm.generate(
         [{"role": "user", "content": "Describe a person as JSON with a name and an age."}],
-        response_format=PERSON,
+        response_format=ResponseSchema("person", PERSON),
         temperature=0.0,
         max_tokens=48,
     )
@@ -185,6 +187,7 @@ def test_images_go_as_base64_for_vision_models(ollama_serve: Serve, ollama_creat
     ("kwargs", "match"),
     [
         ({"response_format": "yaml"}, "response_format"),
+        ({"response_format": PERSON}, "bare dict"),
         ({"temperature": 3.0}, "temperature"),
         ({"max_tokens": 0}, "max_tokens"),
         ({"tools": [{"type": "function"}]}, "tool spec"),

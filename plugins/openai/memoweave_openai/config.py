@@ -98,8 +98,10 @@ class OpenAILLMConfig(ConnectionConfig):
     vision: bool | None = Field(
         default=None, description="Image parts allowed; default true on OpenAI/Azure only."
     )
-    strict_schema: bool = Field(
-        default=False, description="Send strict=true with json_schema (OpenAI strict mode)."
+    strict_schema: bool | None = Field(
+        default=None,
+        description="strict=true with json_schema (OpenAI strict mode): unset follows each "
+        "ResponseSchema's own strict flag (true for the core's schemas); true/false forces it.",
     )
     extra_body: dict[str, Any] | None = Field(
         default=None, description="Extra JSON fields merged into every chat request."

@@ -33,8 +33,8 @@ from memoweave_openai.structured import (
     extract_json_object,
     initial_mode,
     instruction,
+    json_request,
     next_mode,
-    normalize_format,
     response_format_param,
     with_instruction,
 )
@@ -103,13 +103,7 @@ class OpenAILLM(LLM):
         if self._closed:
             raise LLMError("this OpenAI LLM provider is closed", hint="Create a new provider.")
         chat = normalize_messages(messages, vision=self._vision)
-        try:
-            request = normalize_format(response_format)
-        except ValueError as exc:
-            raise ValidationError(
-                str(exc),
-                hint='Use None, "json_object" or a JSON schema dict as response_format.',
-            ) from exc
+        request = json_request(response_format)
         params = self._base_params(function_tools(tools), temperature, max_tokens)
         if request is None:
             return self._complete(chat, params)

@@ -1,6 +1,8 @@
 """Structured (JSON) output across OpenAI-compatible servers.
 
-Modes, from strongest to weakest (``LADDER``):
+``response_format`` follows the core's contract (:mod:`memoweave.providers.llm`): ``None``,
+``"json_object"`` or a :class:`~memoweave.providers.llm.ResponseSchema`; anything else is a
+``ValidationError`` before any request. Modes, from strongest to weakest (``LADDER``):
 
 - ``json_schema``: OpenAI's ``response_format={"type": "json_schema", ...}`` (OpenAI, Azure,
   vLLM, llama.cpp's C++ server, LM Studio); the server enforces the schema.
@@ -12,7 +14,8 @@ Modes, from strongest to weakest (``LADDER``):
 
 ``auto`` starts at ``json_schema`` and steps down the ladder when the server rejects the
 request (HTTP 400/422), remembering the first mode that works. Whatever the mode, the
-returned text is checked to be exactly one JSON object.
+returned text is checked to be exactly one JSON object. ``strict: true`` is sent with
+``json_schema`` when the ``ResponseSchema`` says so (config ``strict_schema`` overrides).
 """
 
 from __future__ import annotations
@@ -22,50 +25,31 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from memoweave.providers.llm import Message, ResponseFormat
+from memoweave.providers.llm import Message, check_response_format
 from memoweave_openai.config import StructuredOutput
 
 LADDER: tuple[str, ...] = ("json_schema", "json_object_schema", "json_object", "prompt")
 NATIVE_SCHEMA_MODES = frozenset({"json_schema", "json_object_schema"})
-_NAME_RE = re.compile(r"[^a-zA-Z0-9_-]+")
 _FENCE_RE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.DOTALL)
 
 
 @dataclass(frozen=True)
 class JsonRequest:
-    """What the caller asked for: JSON mode (``schema is None``) or a schema."""
+    """What the caller asked for: JSON mode (``schema is None``) or a named schema."""
 
     schema: dict[str, Any] | None = None
     name: str = "response"
+    strict: bool = False
 
 
-def normalize_format(response_format: ResponseFormat) -> JsonRequest | None:
-    """Accept ``None``, ``"json_object"``, a JSON schema, or OpenAI's wrapper dicts.
-
-    Raises ValueError for anything else.
-    """
-    if response_format is None:
+def json_request(response_format: object) -> JsonRequest | None:
+    """The request behind a contract ``response_format``; ``ValidationError`` otherwise."""
+    checked = check_response_format(response_format)
+    if checked is None:
         return None
-    if response_format == "json_object":
+    if checked == "json_object":
         return JsonRequest()
-    if not isinstance(response_format, dict):
-        raise ValueError(f"unsupported response_format {response_format!r}")
-    kind = response_format.get("type")
-    if kind == "json_object" and set(response_format) <= {"type", "schema"}:
-        schema = response_format.get("schema")
-        return JsonRequest(schema=schema) if isinstance(schema, dict) else JsonRequest()
-    if kind == "json_schema" and isinstance(response_format.get("json_schema"), dict):
-        wrapper = response_format["json_schema"]
-        schema = wrapper.get("schema")
-        if not isinstance(schema, dict):
-            raise ValueError("response_format.json_schema.schema must be a JSON schema object")
-        return JsonRequest(schema=schema, name=_schema_name(wrapper.get("name")))
-    return JsonRequest(schema=response_format, name=_schema_name(response_format.get("title")))
-
-
-def _schema_name(raw: object) -> str:
-    name = _NAME_RE.sub("_", raw).strip("_")[:64] if isinstance(raw, str) else ""
-    return name or "response"
+    return JsonRequest(schema=checked.schema, name=checked.name, strict=checked.strict)
 
 
 def initial_mode(configured: StructuredOutput) -> str:
@@ -80,16 +64,18 @@ def next_mode(mode: str) -> str | None:
 
 
 def response_format_param(
-    request: JsonRequest, mode: str, *, strict: bool = False
+    request: JsonRequest, mode: str, *, strict: bool | None = None
 ) -> dict[str, Any] | None:
-    """The ``response_format`` request field for ``mode`` (None in prompt mode)."""
+    """The ``response_format`` request field for ``mode`` (None in prompt mode).
+
+    ``strict`` overrides the request's own flag when not None."""
     if mode == "prompt":
         return None
     if request.schema is None:
         return {"type": "json_object"}
     if mode == "json_schema":
         body: dict[str, Any] = {"name": request.name, "schema": request.schema}
-        if strict:
+        if request.strict if strict is None else strict:
             body["strict"] = True
         return {"type": "json_schema", "json_schema": body}
     if mode == "json_object_schema":
@@ -98,8 +84,9 @@ def response_format_param(
 
 
 def instruction(request: JsonRequest, mode: str) -> str | None:
-    """The system instruction for ``mode`` (None when the server enforces the schema)."""
-    if mode == "json_schema" and request.schema is not None:
+    """The system instruction for ``mode`` (None when the server enforces the schema: its
+    grammar already does, and the schema's tokens would only slow the prompt down)."""
+    if mode in NATIVE_SCHEMA_MODES and request.schema is not None:
         return None
     text = "Respond with one JSON object only, without any other text."
     if request.schema is not None:
@@ -156,8 +143,8 @@ __all__ = [
     "extract_json_object",
     "initial_mode",
     "instruction",
+    "json_request",
     "next_mode",
-    "normalize_format",
     "response_format_param",
     "with_instruction",
 ]

@@ -10,15 +10,17 @@ import pytest
 from memoweave_openai.structured import (
     JsonRequest,
     extract_json_object,
-    normalize_format,
+    instruction,
+    json_request,
     response_format_param,
     with_instruction,
 )
 
-from memoweave.errors import ConfigError
+from memoweave.errors import ConfigError, ValidationError
 from memoweave.plugins import load_registry
+from memoweave.providers.llm import ResponseSchema
 
-SCHEMA = {"title": "Person card!", "type": "object", "properties": {"n": {"type": "string"}}}
+SCHEMA = {"type": "object", "properties": {"n": {"type": "string"}}}
 
 
 def test_registration_imports_no_sdk() -> None:
@@ -90,24 +92,26 @@ def test_invalid_config_is_a_config_error(kind: str, config: dict, fragment: str
         load_registry().create(kind, "openai", config)
 
 
-def test_normalize_format_accepts_the_openai_shapes() -> None:
-    assert normalize_format(None) is None
-    assert normalize_format("json_object") == JsonRequest()
-    bare = normalize_format(SCHEMA)
-    assert bare == JsonRequest(schema=SCHEMA, name="Person_card")
-    wrapped = normalize_format(
-        {"type": "json_schema", "json_schema": {"name": "p", "schema": SCHEMA}}
-    )
-    assert wrapped == JsonRequest(schema=SCHEMA, name="p")
-    with pytest.raises(ValueError):
-        normalize_format("yaml")  # type: ignore[arg-type]
+def test_json_request_follows_the_core_contract() -> None:
+    assert json_request(None) is None
+    assert json_request("json_object") == JsonRequest()
+    named = json_request(ResponseSchema("Person_card", SCHEMA, strict=False))
+    assert named == JsonRequest(schema=SCHEMA, name="Person_card", strict=False)
+    wrapper = {"type": "json_schema", "json_schema": {"name": "p", "schema": SCHEMA}}
+    for bad in ("yaml", SCHEMA, wrapper):  # a dict is ambiguous: wrapper or schema?
+        with pytest.raises(ValidationError):
+            json_request(bad)
 
 
 def test_response_format_per_mode() -> None:
-    request = JsonRequest(schema=SCHEMA, name="p")
-    assert response_format_param(request, "json_schema", strict=True) == {
+    request = JsonRequest(schema=SCHEMA, name="p", strict=True)
+    assert response_format_param(request, "json_schema") == {
         "type": "json_schema",
         "json_schema": {"name": "p", "schema": SCHEMA, "strict": True},
+    }
+    assert response_format_param(request, "json_schema", strict=False) == {
+        "type": "json_schema",
+        "json_schema": {"name": "p", "schema": SCHEMA},
     }
     assert response_format_param(request, "json_object_schema") == {
         "type": "json_object",
@@ -144,3 +148,12 @@ def test_instruction_goes_into_the_system_prompt_without_mutating_input() -> Non
     assert messages[0]["content"] == "Be brief."
     bare = with_instruction([{"role": "user", "content": "hi"}], "Answer in JSON.")
     assert bare[0] == {"role": "system", "content": "Answer in JSON."}
+
+
+def test_schema_goes_into_the_prompt_only_when_the_server_does_not_enforce_it() -> None:
+    request = JsonRequest(schema=SCHEMA, name="p", strict=True)
+    assert instruction(request, "json_schema") is None
+    assert instruction(request, "json_object_schema") is None  # the grammar enforces it
+    for mode in ("json_object", "prompt"):
+        assert json.dumps(SCHEMA) in (instruction(request, mode) or "")
+    assert "JSON object" in (instruction(JsonRequest(), "json_schema") or "")

@@ -9,18 +9,13 @@ store the same call also asks for each fact's relations (:mod:`.relations`).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
 from memoweave.config.sections import ExtractionConfig
 from memoweave.memory.actions import Action, AddMemory, ExtractionRequest
 from memoweave.memory.llm_json import generate_json
 from memoweave.memory.prompts import load_prompt
+from memoweave.memory.schemas import AdditiveAnswer, AdditiveGraphAnswer, ExtractedGraphMemory
 from memoweave.memory.strategies.llm_base import LLMStrategy
-from memoweave.memory.strategies.relations import (
-    GRAPH_PROMPT,
-    ExtractedRelation,
-    relation_triples,
-)
+from memoweave.memory.strategies.relations import GRAPH_PROMPT, relation_triples
 from memoweave.memory.strategies.render import (
     Numbered,
     observation_date,
@@ -29,32 +24,6 @@ from memoweave.memory.strategies.render import (
 )
 from memoweave.providers.llm import LLM
 from memoweave.runtime.steps import Steps
-
-
-class ExtractedMemory(BaseModel):
-    """One fact the model extracted."""
-
-    text: str = Field(min_length=1, max_length=2000)
-    replaces: list[int] = Field(default_factory=list)
-    sources: list[int] = Field(default_factory=list)
-
-
-class AdditiveAnswer(BaseModel):
-    """The model's whole answer."""
-
-    memories: list[ExtractedMemory] = Field(default_factory=list)
-
-
-class ExtractedGraphMemory(ExtractedMemory):
-    """One fact with the relations it states (asked for with a graph store)."""
-
-    relations: list[ExtractedRelation] | None = None
-
-
-class AdditiveGraphAnswer(BaseModel):
-    """The model's whole answer, relations included."""
-
-    memories: list[ExtractedGraphMemory] = Field(default_factory=list)
 
 
 class AdditiveStrategy(LLMStrategy):
@@ -87,9 +56,13 @@ class AdditiveStrategy(LLMStrategy):
             [{"role": "system", "content": instructions}, {"role": "user", "content": user}],
             AdditiveGraphAnswer if self.graph else AdditiveAnswer,
             repairs=self.config.max_repair_attempts,
+            max_tokens=self.config.max_answer_tokens,
+            max_memories=self.config.max_memories_per_add,
         )
         actions: list[Action] = []
         for fact in answer.memories:
+            if not fact.text:
+                continue
             sources = [new[n - 1] for n in fact.sources if 1 <= n <= len(new)] or new
             replaced = tuple(
                 dict.fromkeys(i for n in fact.replaces if (i := numbered.id_of(n)) is not None)
@@ -110,4 +83,4 @@ class AdditiveStrategy(LLMStrategy):
         return actions
 
 
-__all__ = ["AdditiveAnswer", "AdditiveStrategy", "ExtractedMemory"]
+__all__ = ["AdditiveStrategy"]

@@ -7,10 +7,6 @@ An UPDATE supersedes the old memory (kept, marked ``superseded_by``); a DELETE i
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, Field
-
 from memoweave.memory.actions import (
     Action,
     AddMemory,
@@ -20,6 +16,7 @@ from memoweave.memory.actions import (
 )
 from memoweave.memory.llm_json import generate_json
 from memoweave.memory.prompts import load_prompt
+from memoweave.memory.schemas import ExtractedFacts, MemoryDecisions
 from memoweave.memory.strategies.llm_base import LLMStrategy
 from memoweave.memory.strategies.render import (
     Numbered,
@@ -30,26 +27,6 @@ from memoweave.memory.strategies.render import (
 from memoweave.runtime.steps import Steps
 
 
-class Facts(BaseModel):
-    """Answer of the extraction call."""
-
-    facts: list[str] = Field(default_factory=list)
-
-
-class Decision(BaseModel):
-    """One event decided by the model."""
-
-    id: int | str | None = None
-    event: Literal["ADD", "UPDATE", "DELETE", "NONE"]
-    text: str | None = None
-
-
-class Decisions(BaseModel):
-    """Answer of the decision call."""
-
-    memory: list[Decision] = Field(default_factory=list)
-
-
 class DecideStrategy(LLMStrategy):
     """Two LLM calls: fact extraction, then an event per fact over related memories."""
 
@@ -58,7 +35,7 @@ class DecideStrategy(LLMStrategy):
 
     def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
         """Extract, then decide; raise ``LLMError`` if either answer is unusable."""
-        new, instructions = yield from self.prepare(request, "decide_extract_v1")
+        new, instructions = yield from self.prepare(request, "decide_extract_v2")
         if not new:
             return []
         answer = yield from generate_json(
@@ -72,10 +49,12 @@ class DecideStrategy(LLMStrategy):
                     f"NEW MESSAGES:\n{render_new(new)}",
                 },
             ],
-            Facts,
+            ExtractedFacts,
             repairs=self.config.max_repair_attempts,
+            max_tokens=self.config.max_answer_tokens,
+            max_memories=self.config.max_memories_per_add,
         )
-        facts = [f for f in (" ".join(x.split()) for x in answer.facts) if f]
+        facts = [f for f in answer.facts if f]
         if not facts:
             return []
         sources = tuple(m.id for m in new)
@@ -96,13 +75,15 @@ class DecideStrategy(LLMStrategy):
                     "content": f"EXISTING MEMORIES:\n{numbered.render()}\n\nNEW FACTS:\n{listed}",
                 },
             ],
-            Decisions,
+            MemoryDecisions,
             repairs=self.config.max_repair_attempts,
+            max_tokens=self.config.max_answer_tokens,
+            max_memories=self.config.max_memories_per_add,
         )
         actions: list[Action] = []
         for d in decided.memory:
             target = numbered.id_of(d.id)
-            text = " ".join((d.text or "").split())
+            text = d.text or ""
             if d.event == "ADD" and text:
                 actions.append(
                     AddMemory(

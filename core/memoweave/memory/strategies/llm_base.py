@@ -28,7 +28,9 @@ class LLMStrategy:
         """The new non-system messages (images described when the LLM can see) and the
         system instructions: prompt ``prompt`` plus the app's extra instructions (the
         per-call ``prompt``, the configured ones and the request's system messages)."""
-        messages = yield from describe_images(self.llm, request.messages)
+        messages = yield from describe_images(
+            self.llm, request.messages, repairs=self.config.max_repair_attempts
+        )
         new = [m for m in messages if m.role != "system" and m.text.strip()]
         instructions = load_prompt(prompt)
         extra = "\n".join(x for x in (request.custom_prompt, system_text(messages)) if x)

@@ -7,12 +7,13 @@ ONE memory, so the agent can resume or repeat the task without the transcript.
 from __future__ import annotations
 
 from memoweave.config.sections import ExtractionConfig
-from memoweave.errors import LLMError, MemoweaveError
 from memoweave.memory.actions import Action, AddMemory, ExtractionRequest
+from memoweave.memory.llm_json import generate_json
 from memoweave.memory.prompts import load_prompt
+from memoweave.memory.schemas import ProceduralSummary
 from memoweave.memory.strategies.render import render_new
 from memoweave.providers.llm import LLM
-from memoweave.runtime.steps import Steps, call
+from memoweave.runtime.steps import Steps
 
 
 class ProceduralStrategy:
@@ -26,29 +27,24 @@ class ProceduralStrategy:
         self.config = config
 
     def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
-        """One ``AddMemory`` holding the summary; ``LLMError`` if the model returns nothing."""
+        """One ``AddMemory`` holding the summary; ``LLMError`` if the model gives none."""
         transcript = render_new(request.messages)
         if not transcript:
             return []
-        instructions = load_prompt("procedural_v1")
+        instructions = load_prompt("procedural_v2")
         if request.custom_prompt:
             instructions += f"\n\nAdditional instructions:\n{request.custom_prompt}"
-        try:
-            response = yield call(
-                self.llm.generate,
-                [
-                    {"role": "system", "content": instructions},
-                    {"role": "user", "content": f"EXECUTION HISTORY:\n{transcript}"},
-                ],
-                temperature=0.0,
-            )
-        except MemoweaveError:
-            raise
-        except Exception as exc:
-            raise LLMError(f"the LLM failed: {type(exc).__name__}: {exc}") from exc
-        summary = response.text.strip()
-        if not summary:
-            raise LLMError("the LLM returned an empty summary", hint="Nothing was written; retry.")
+        answer = yield from generate_json(
+            self.llm,
+            [
+                {"role": "system", "content": instructions},
+                {"role": "user", "content": f"EXECUTION HISTORY:\n{transcript}"},
+            ],
+            ProceduralSummary,
+            repairs=self.config.max_repair_attempts,
+            max_tokens=self.config.max_answer_tokens,
+        )
+        summary = answer.summary.strip()
         return [
             AddMemory(
                 text=summary,

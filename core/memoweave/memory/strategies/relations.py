@@ -13,18 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field
+from memoweave.memory.schemas import ExtractedRelation
 
 GRAPH_PROMPT = "additive_graph_v1"
 MAX_RELATION_CHARS = 200
-
-
-class ExtractedRelation(BaseModel):
-    """One link a fact states between two named things."""
-
-    source: str = Field(description="A named thing, as written (a person, place, pet...).")
-    relation: str = Field(description="A short verb phrase, e.g. 'adopted'.")
-    target: str = Field(description="The other named thing.")
 
 
 def relation_triples(relations: Sequence[ExtractedRelation]) -> tuple[tuple[str, str, str], ...]:

@@ -88,7 +88,7 @@ class ChatBackend:
     quantization: str = "Q4_1"
 
     @classmethod
-    def load(cls, path: Path | None = None, n_ctx: int = 2048, n_threads: int = 2) -> ChatBackend:
+    def load(cls, path: Path | None = None, n_ctx: int = 2048, n_threads: int = 1) -> ChatBackend:
         llama = load_llama(path or smollm2_gguf(), n_ctx=n_ctx, n_threads=n_threads)
         return cls(llama, context_length=n_ctx)
 
@@ -113,12 +113,13 @@ class ChatBackend:
             "temperature": float(options.get("temperature", 0.8)),
             "max_tokens": max_tokens,
             "grammar": grammar,
+            # Ollama's documented defaults (llama-cpp-python's differ: no repeat penalty)
+            "top_k": int(options.get("top_k", 40)),
+            "top_p": float(options.get("top_p", 0.9)),
+            "repeat_penalty": float(options.get("repeat_penalty", 1.1)),
         }
-        for ours, theirs in (("top_p", "top_p"), ("top_k", "top_k"), ("seed", "seed")):
-            if ours in options:
-                kwargs[theirs] = options[ours]
-        if "repeat_penalty" in options:
-            kwargs["repeat_penalty"] = float(options["repeat_penalty"])
+        if "seed" in options:
+            kwargs["seed"] = options["seed"]
         if options.get("stop"):
             kwargs["stop"] = list(options["stop"])
         with self.lock:
@@ -137,7 +138,7 @@ class EmbedBackend:
     quantization: str = "F16"
 
     @classmethod
-    def load(cls, path: Path, n_ctx: int = 512, n_threads: int = 2) -> EmbedBackend:
+    def load(cls, path: Path, n_ctx: int = 512, n_threads: int = 1) -> EmbedBackend:
         llama = load_llama(
             path, embedding=True, n_ctx=n_ctx, n_batch=n_ctx, n_ubatch=n_ctx, n_threads=n_threads
         )

@@ -7,8 +7,8 @@ Endpoints (Ollama's request and response shapes, errors as ``{"error": "..."}``)
   grammar; ``tools`` make the model answer with one grammar-constrained tool call (real
   Ollama lets the model choose); ``images`` on a non-vision model is a 400 with Ollama's
   message; ``options.num_predict`` (default 128 here, unlimited in Ollama), temperature,
-  top_p, top_k, seed, stop, repeat_penalty; an empty ``messages`` list answers
-  ``done_reason: "load"``.
+  top_p / top_k / repeat_penalty (Ollama's defaults 0.9 / 40 / 1.1 when absent), seed,
+  stop; an empty ``messages`` list answers ``done_reason: "load"``.
 - ``POST /api/embed`` (``input`` str or list, ``truncate``, ``dimensions``; L2-normalised),
   ``POST /api/embeddings`` (legacy, ``prompt``, raw vector), ``GET /api/tags``,
   ``POST /api/show``, ``GET /api/ps``, ``GET /api/version``, ``GET /``.

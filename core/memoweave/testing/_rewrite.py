@@ -24,4 +24,5 @@ KIT_MODULES: tuple[str, ...] = (
     "memoweave.testing.model_base",
     "memoweave.testing.blocking",
     "memoweave.testing.async_suites",
+    "memoweave.testing.local_llm",
 )

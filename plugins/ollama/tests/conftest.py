@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from memoweave.errors import ConfigError
+from memoweave.local_llm import packaged_gguf
 from memoweave.plugins import load_registry
 
 SUPPORT_DIR = Path(__file__).parent / "support"
@@ -61,12 +63,11 @@ def _load_minilm_script() -> ModuleType:
 def ollama_chat_backend() -> Any:
     """SmolLM2-135M-Instruct in llama.cpp (n_ctx 2048, 1 thread: fastest on a busy machine)."""
     pytest.importorskip("llama_cpp", reason="needs llama-cpp-python")
-    backends = support("backends")
     try:
-        path = backends.smollm2_gguf()
-    except FileNotFoundError as exc:
-        pytest.skip(f"no chat model: {exc}")
-    return backends.ChatBackend.load(path)
+        path = packaged_gguf()
+    except ConfigError as exc:
+        pytest.skip(f"no chat model: {exc.message}")
+    return support("backends").ChatBackend.load(path)
 
 
 @pytest.fixture(scope="session")

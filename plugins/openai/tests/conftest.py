@@ -1,8 +1,9 @@
 """Fixtures of the memoweave-openai tests: real llama.cpp servers and a recording proxy.
 
-Session fixtures start ``llama_cpp.server`` once per model (SmolLM2-135M-Instruct for chat,
-all-MiniLM-L6-v2 converted to GGUF for embeddings) and stop them at the end. Fixture names
-are prefixed with ``openai_`` so they cannot collide with other plugins' fixtures.
+Chat runs on the session's shared SmolLM2-135M-Instruct server (the kit's
+``local_llm_server``, :mod:`memoweave.local_llm`); embeddings on a second
+``llama_cpp.server`` running all-MiniLM-L6-v2 converted to GGUF, started once per session.
+Fixture names are prefixed with ``openai_`` so they cannot collide with other plugins'.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from memoweave.local_llm import SMOLLM2_ALIAS, start_llama_server
 from memoweave.plugins import load_registry
 
 SUPPORT_DIR = Path(__file__).parent / "support"
@@ -34,23 +36,18 @@ def load_support(name: str) -> ModuleType:
     return module
 
 
-llama = load_support("llama_server")
 proxy_mod = load_support("proxy")
+CHAT_ALIAS = SMOLLM2_ALIAS
+EMBED_ALIAS = "all-minilm-l6-v2"
 
 #: Config keys that keep failing tests fast.
 FAST = {"max_retries": 0, "retry_backoff": 0.01, "timeout": 60.0}
 
 
 @pytest.fixture(scope="session")
-def openai_chat_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """llama_cpp.server serving SmolLM2-135M-Instruct (alias ``smollm2-135m``)."""
-    pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
-    server = llama.start_llama_server(
-        llama.smollm2_gguf(), llama.CHAT_ALIAS, tmp_path_factory.mktemp("llama-chat")
-    )
-    print(f"\n[memoweave-openai] chat server ready in {server.startup_seconds:.1f}s")
-    yield server
-    server.stop()
+def openai_chat_server(local_llm_server: Any) -> Any:
+    """llama_cpp.server serving SmolLM2-135M-Instruct (alias ``smollm2-135m``), shared."""
+    return local_llm_server
 
 
 @pytest.fixture(scope="session")
@@ -66,9 +63,9 @@ def openai_embed_server(
 ) -> Iterator[Any]:
     """llama_cpp.server serving all-MiniLM-L6-v2 embeddings (alias ``all-minilm-l6-v2``)."""
     pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
-    server = llama.start_llama_server(
+    server = start_llama_server(
         openai_minilm_gguf,
-        llama.EMBED_ALIAS,
+        EMBED_ALIAS,
         tmp_path_factory.mktemp("llama-embed"),
         embedding=True,
         n_ctx=512,
@@ -109,12 +106,12 @@ def _factory(kind: str, defaults: dict[str, Any]) -> Iterator[Callable[..., Any]
 @pytest.fixture
 def openai_make_llm(openai_chat_server: Any) -> Iterator[Callable[..., Any]]:
     """``openai_make_llm(**config)``: an ``openai`` LLM on the chat server (registry-built)."""
-    defaults = {"base_url": openai_chat_server.url + "/v1", "model": llama.CHAT_ALIAS, **FAST}
+    defaults = {"base_url": openai_chat_server.url + "/v1", "model": CHAT_ALIAS, **FAST}
     yield from _factory("llm", defaults)
 
 
 @pytest.fixture
 def openai_make_embedder(openai_embed_server: Any) -> Iterator[Callable[..., Any]]:
     """``openai_make_embedder(**config)``: an ``openai`` embedder on the embedding server."""
-    defaults = {"base_url": openai_embed_server.url + "/v1", "model": llama.EMBED_ALIAS, **FAST}
+    defaults = {"base_url": openai_embed_server.url + "/v1", "model": EMBED_ALIAS, **FAST}
     yield from _factory("embedder", defaults)

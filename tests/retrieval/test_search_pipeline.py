@@ -20,14 +20,16 @@ FILLER = [
 
 
 def test_a_memory_found_only_by_its_words_is_returned(build_memory: BuildMemory) -> None:
-    # one candidate per signal: dense brings a hiking memory, keywords the axolotl one
-    memory = build_memory(retrieval={"candidates": 1})
+    # one candidate per signal: dense brings a hiking memory, keywords the axolotl one,
+    # whose dense score then comes from its stored vector
+    memory = build_memory(retrieval={"candidates": 1, "keyword_weight": 10.0})
     more = [f"Bob enjoys hiking in the hills number {i}" for i in range(8)]
     ids = add_texts(memory, [*FILLER, *more, "Bob owns a rare axolotl named Pixel"])
     hits = memory.search("hiking hiking axolotl", user_id="alice", top_k=1, explain=True)
     (hit,) = hits["results"]
     assert hit["id"] == ids[-1]
-    assert "keyword" in hit["explain"] and "dense" not in hit["explain"]
+    assert hit["explain"]["keyword"]["rank"] == 1
+    assert hit["explain"]["dense"]["rank"] == 2  # not the dense top 1: keywords brought it
 
 
 def test_keyword_scores_use_only_the_searched_scopes_statistics(
@@ -46,7 +48,7 @@ def test_keyword_scores_use_only_the_searched_scopes_statistics(
     assert len(before) == 2
 
 
-@pytest.mark.parametrize("fusion", ["weighted", "rrf"])
+@pytest.mark.parametrize("fusion", ["calibrated", "rrf"])
 def test_explain_contributions_add_up_to_the_score(build_memory: BuildMemory, fusion: str) -> None:
     memory = build_memory(retrieval={"fusion": fusion})
     add_texts(memory, [*FILLER, "Caroline visited Paris with Bob in May"])
@@ -159,3 +161,39 @@ def test_bad_retrieval_config_is_rejected(build_memory: BuildMemory, retrieval: 
 
     with pytest.raises(MemoweaveError):
         build_memory(retrieval=retrieval)
+
+
+def test_scores_do_not_depend_on_the_candidate_pool(build_memory: BuildMemory) -> None:
+    narrow = build_memory(retrieval={"candidates": 2})
+    wide = build_memory(retrieval={"candidates": 200})
+    texts = [*FILLER, "Bob plays chess with his grandfather", "Alice plays the cello"]
+    for memory in (narrow, wide):
+        add_texts(memory, texts)
+    query = "who plays chess with Bob?"
+    few = narrow.search(query, user_id="alice", top_k=2)["results"]
+    many = {h["memory"]: h["score"] for h in wide.search(query, user_id="alice")["results"]}
+    assert len(many) == len(texts)
+    for hit in few:
+        assert hit["score"] == pytest.approx(many[hit["memory"]])
+
+
+def test_turns_and_facts_are_told_apart_and_weighed_differently(
+    build_memory: BuildMemory,
+) -> None:
+    # the same text as a fact of one user and a chat turn of another: same signals
+    memory = build_memory()
+    text = "Bob adopted a greyhound called Comet"
+    [fact] = add_texts(memory, [text], user_id="alice")
+    message = {"role": "user", "content": text, "name": "Bob"}
+    turn = memory.add([message], user_id="carol", infer=False)["results"][0]["id"]
+    extracted = memory.add("I adopted a greyhound called Comet.", user_id="dave")
+    assert memory.get(fact)["memory_kind"] == "fact"
+    assert memory.get(turn)["memory_kind"] == "turn"
+    assert [memory.get(r["id"])["memory_kind"] for r in extracted["results"]] == ["fact"]
+    as_fact, as_turn = (
+        memory.search("greyhound", user_id=user, explain=True)["results"][0]
+        for user in ("alice", "carol")
+    )
+    for name in ("dense", "keyword"):
+        assert as_fact["explain"][name]["value"] == pytest.approx(as_turn["explain"][name]["value"])
+    assert as_fact["score"] != pytest.approx(as_turn["score"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timezone
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from memoweave.index.entities import extract_entities
 from memoweave.index.tokenize import tokenize
 from memoweave.retrieval.candidates import Candidate, Signal
-from memoweave.retrieval.fusion import fuse
+from memoweave.retrieval.fusion import fuse_calibrated, fuse_rrf, signal_value
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
 
 NOW = datetime(2024, 3, 15, 12, 0, tzinfo=timezone.utc)
@@ -102,28 +103,40 @@ def test_recency_halves_every_half_life() -> None:
 
 
 def _cands() -> dict[str, Candidate]:
-    a = Candidate("a", {}, {"dense": Signal(0.9, 1), "keyword": Signal(2.0, 2)})
-    b = Candidate("b", {}, {"dense": Signal(0.5, 2), "keyword": Signal(6.0, 1)})
-    c = Candidate("c", {}, {"keyword": Signal(1.0, 3), "entity": Signal(0.5, 1)})
+    a = Candidate("a", {}, {"dense": Signal(0.9, rank=1), "keyword": Signal(2.0, rank=2)})
+    b = Candidate("b", {}, {"dense": Signal(0.5, rank=2), "keyword": Signal(6.0, rank=1)})
+    c = Candidate("c", {}, {"keyword": Signal(1.0, rank=3), "entity": Signal(0.5, rank=1)})
     return {x.id: x for x in (a, b, c)}
 
 
-def test_weighted_fusion_normalises_and_shares_add_up() -> None:
-    cands = _cands()
-    fuse(cands, {"dense": 0.3, "keyword": 0.7, "entity": 0.5, "time": 1.0}, method="weighted")
-    total = 0.3 + 0.7 + 0.5  # "time" never fired for this query
-    assert cands["a"].score == pytest.approx((0.3 * 1.0 + 0.7 * 0.2) / total)
-    assert cands["b"].score == pytest.approx((0.3 * 0.0 + 0.7 * 1.0) / total)
-    assert cands["c"].score == pytest.approx((0.7 * 0.0 + 0.5 * 0.5) / total)
-    for cand in cands.values():
+def test_signal_values_are_fixed_transforms_of_the_raw_scores() -> None:
+    assert signal_value("dense", Signal(0.62), keyword_ceiling=8.0) == pytest.approx(0.62)
+    assert signal_value("dense", Signal(-0.2), keyword_ceiling=8.0) == 0.0
+    assert signal_value("keyword", Signal(2.0), keyword_ceiling=8.0) == pytest.approx(0.25)
+    assert signal_value("keyword", Signal(3.0), keyword_ceiling=None) == pytest.approx(0.75)
+    assert signal_value("entity", Signal(0.4), keyword_ceiling=None) == pytest.approx(0.4)
+
+
+def test_a_calibrated_score_does_not_depend_on_the_other_candidates() -> None:
+    weights, bias = {"dense": 6.0, "keyword": 10.0, "entity": 2.0}, -8.0
+    alone = Candidate("a", {}, {"dense": Signal(0.9, 0.9), "keyword": Signal(2.0, 0.25)})
+    fuse_calibrated(alone, weights, bias)
+    pool = _cands()
+    for name, value in (("dense", 0.9), ("keyword", 0.25)):
+        pool["a"].signals[name].value = value
+    for cand in pool.values():
+        fuse_calibrated(cand, weights, bias)
+    assert pool["a"].score == pytest.approx(alone.score)
+    assert alone.score == pytest.approx(1 / (1 + math.exp(-(bias + 6.0 * 0.9 + 10.0 * 0.25))))
+    for cand in pool.values():
         assert sum(s.contribution for s in cand.signals.values()) == pytest.approx(cand.score)
 
 
 def test_rrf_fusion_tops_out_at_one() -> None:
     cands = _cands()
-    fuse(cands, {"dense": 1.0, "keyword": 1.0, "entity": 0.0}, method="rrf", rrf_k=60)
+    fuse_rrf(cands, {"dense": 1.0, "keyword": 1.0, "entity": 0.0}, rrf_k=60)
     assert cands["a"].score == pytest.approx((61 / 61 + 61 / 62) / 2)
     assert cands["c"].signals["entity"].contribution == 0.0
-    only = {"x": Candidate("x", {}, {"dense": Signal(0.1, 1), "keyword": Signal(0.1, 1)})}
-    fuse(only, {"dense": 1.0, "keyword": 1.0}, method="rrf")
+    only = {"x": Candidate("x", {}, {"dense": Signal(0.1, rank=1), "keyword": Signal(0.1, rank=1)})}
+    fuse_rrf(only, {"dense": 1.0, "keyword": 1.0}, rrf_k=60)
     assert only["x"].score == pytest.approx(1.0)

@@ -58,19 +58,26 @@ class RetrievalConfig(ConfigModel):
         description="core: the core's BM25 index beside the history (lemmas, CJK bigrams); "
         "store: the vector store's native keyword search; auto: the store's when it has one.",
     )
-    fusion: Literal["weighted", "rrf"] = Field(
-        default="weighted",
-        description="weighted: weighted sum of min-max normalised signal scores; "
-        "rrf: weighted reciprocal-rank fusion.",
+    fusion: Literal["calibrated", "rrf"] = Field(
+        default="calibrated",
+        description="calibrated: logistic fusion of bounded signal values with fitted "
+        "weights, a score comparable across queries; rrf: weighted reciprocal-rank fusion.",
     )
     rrf_k: int = Field(default=60, ge=1)
-    dense_weight: float = Field(default=0.3, ge=0)
-    keyword_weight: float = Field(default=0.7, ge=0)
-    entity_weight: float = Field(default=0.2, ge=0)
-    time_weight: float = Field(default=0.3, ge=0)
-    recency_weight: float = Field(default=0.0, ge=0)
+    dense_weight: float | None = Field(
+        default=None, ge=0, description="Override of the fitted weight (scores lose calibration)."
+    )
+    keyword_weight: float | None = Field(default=None, ge=0, description="As dense_weight.")
+    entity_weight: float | None = Field(default=None, ge=0, description="As dense_weight.")
+    time_weight: float | None = Field(default=None, ge=0, description="As dense_weight.")
+    recency_weight: float | None = Field(
+        default=None, ge=0, description="Off unless set (newer memories score higher)."
+    )
     graph_weight: float = Field(
-        default=0.2, ge=0, description="Weight of the graph signal (with a graph_store)."
+        default=1.0,
+        ge=0,
+        description="Weight of the graph signal (with a graph_store), on the same logit scale "
+        "as the fitted ones; not fitted yet (no labelled graph data).",
     )
     graph_hops: int = Field(
         default=2, ge=1, le=5, description="Hops walked from the query's entities."

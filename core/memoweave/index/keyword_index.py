@@ -17,12 +17,20 @@ stored as space-joined tokens, so FTS5's ``unicode61`` tokenizer only splits on 
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memoweave.index.contracts import Database, ScopeKeys
-from memoweave.index.keyword_postings import K1, B, PostingsCache, bm25_idf, data_version
+from memoweave.index.keyword_postings import (
+    K1,
+    B,
+    PostingsCache,
+    bm25_ceiling,
+    bm25_idf,
+    data_version,
+)
 from memoweave.index.tokenize import tokenize
 
 _SCHEMA = (
@@ -44,6 +52,23 @@ its ``keyword_docs`` rowid, so FTS rows are found through the indexed ``keyword_
 (by id or by scope) instead of by scanning FTS5's unindexed columns."""
 _FTS_ROWIDS = "SELECT rowid FROM keyword_docs WHERE "
 MAX_QUERY_TOKENS = 64
+
+
+@dataclass(frozen=True)
+class KeywordScores:
+    """BM25 of every memory of a scope that shares a token with a query.
+
+    ``scores`` maps memory ids to their BM25 score (> 0); ``ceiling`` is the score a memory
+    matching every query token at saturation would get (:func:`.keyword_postings.bm25_ceiling`),
+    so ``score / ceiling`` is in [0, 1] and comparable across queries and pools.
+    """
+
+    scores: dict[str, float]
+    ceiling: float
+
+    def top(self, k: int) -> list[tuple[str, float]]:
+        """The ``k`` best (id, score), best first (ties by id)."""
+        return heapq.nsmallest(k, self.scores.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
 @dataclass(frozen=True)
@@ -118,9 +143,16 @@ class KeywordIndex:
         self, text: str, scope: ScopeKeys, *, top_k: int, statuses: Sequence[str]
     ) -> list[tuple[str, float]]:
         """Memory ids of ``scope`` ranked by BM25 for ``text`` (score > 0, higher is better)."""
-        tokens = list(dict.fromkeys(tokenize(text)))[:MAX_QUERY_TOKENS]
-        if not tokens or top_k <= 0 or not statuses:
+        if top_k <= 0:
             return []
+        return self.scores(text, scope, statuses=statuses).top(top_k)
+
+    def scores(self, text: str, scope: ScopeKeys, *, statuses: Sequence[str]) -> KeywordScores:
+        """BM25 of every memory of ``scope`` with one of ``text``'s tokens, and the query's
+        ceiling (see :class:`KeywordScores`)."""
+        tokens = list(dict.fromkeys(tokenize(text)))[:MAX_QUERY_TOKENS]
+        if not tokens or not statuses:
+            return KeywordScores({}, 0.0)
         keys = scope.as_dict()
         where = " AND ".join(
             [*(f"{k} = ?" for k in keys), f"status IN ({', '.join('?' * len(statuses))})"]
@@ -130,16 +162,16 @@ class KeywordIndex:
             postings = self._postings.get(conn, where, params, self._generation)
             if postings is not None:
                 scored = postings.score(tokens)
+                ceiling = bm25_ceiling(postings.docs, postings.matching(tokens))
             else:
-                scored = self._score_matches(conn, tokens, where, params)
-        scored.sort(key=lambda pair: (-pair[1], pair[0]))
-        return [(i, s) for i, s in scored[:top_k] if s > 0]
+                scored, ceiling = self._score_matches(conn, tokens, where, params)
+        return KeywordScores({i: s for i, s in scored if s > 0}, ceiling)
 
     def _score_matches(
         self, conn: sqlite3.Connection, tokens: list[str], where: str, params: list[object]
-    ) -> list[tuple[str, float]]:
-        """BM25 of the scope's memories holding one of ``tokens`` (the path of scopes too
-        large to cache), computed inside SQLite: FTS5's token instances (``keyword_vocab``)
+    ) -> tuple[list[tuple[str, float]], float]:
+        """BM25 of the scope's memories holding one of ``tokens`` and the query's ceiling
+        (the path of scopes too large to cache), computed inside SQLite: FTS5's token instances (``keyword_vocab``)
         joined to the scope's ``keyword_docs`` rows, so the work is that of the matches, in
         C, and Python only receives (memory id, score) pairs."""
         marks = ", ".join("?" * len(tokens))
@@ -151,16 +183,18 @@ class KeywordIndex:
         found = [*tokens, *params]
         df = conn.execute(f"SELECT term, COUNT(*) FROM ({matches}) GROUP BY term", found)
         docs, avg_length = self._scope_stats(conn, where, params)
-        idf = {term: bm25_idf(docs, n) for term, n in df.fetchall()}
+        matching = dict(df.fetchall())
+        ceiling = bm25_ceiling(docs, [matching.get(t, 0) for t in tokens])
+        idf = {term: bm25_idf(docs, n) for term, n in matching.items()}
         if not idf:
-            return []
+            return [], ceiling
         weight = "CASE term " + " ".join("WHEN ? THEN ?" for _ in idf) + " END"
         tf = f"tf * {K1 + 1} / (tf + {K1} * ({1 - B} + {B} * length / ?))"  # bm25_tf
         rows = conn.execute(
             f"SELECT memory_id, SUM(({weight}) * {tf}) FROM ({matches}) GROUP BY memory_id",
             [*(x for pair in idf.items() for x in pair), avg_length, *found],
         ).fetchall()
-        return [(memory_id, float(score)) for memory_id, score in rows]
+        return [(memory_id, float(score)) for memory_id, score in rows], ceiling
 
     def _scope_stats(
         self, conn: sqlite3.Connection, where: str, params: list[object]

@@ -40,6 +40,14 @@ def bm25_tf(frequency: int, length: int, avg_length: float) -> float:
     return frequency * (K1 + 1) / (frequency + K1 * (1 - B + B * length / avg_length))
 
 
+def bm25_ceiling(docs: int, matching: list[int]) -> float:
+    """The largest BM25 score a document can reach for a query whose tokens are found in
+    ``matching`` documents each (0 for a token no document has): every token at the
+    saturated term frequency, ``sum(idf) * (k1 + 1)``. A score divided by it is in [0, 1]
+    and says how much of the query's weight a document matches, whatever the pool."""
+    return sum(bm25_idf(docs, n) for n in matching) * (K1 + 1)
+
+
 def data_version(conn: sqlite3.Connection) -> int:
     """SQLite's ``data_version``: changes when another connection commits to the file."""
     return int(conn.execute("PRAGMA data_version").fetchone()[0])
@@ -52,6 +60,10 @@ class ScopePostings:
     version: Version
     docs: int
     postings: dict[str, tuple[list[str], list[float]]]
+
+    def matching(self, tokens: list[str]) -> list[int]:
+        """How many documents contain each of ``tokens``."""
+        return [len(self.postings[t][0]) if t in self.postings else 0 for t in tokens]
 
     def score(self, tokens: list[str]) -> list[tuple[str, float]]:
         """(memory id, BM25 score) of every document containing one of ``tokens``."""

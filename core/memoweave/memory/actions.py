@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from memoweave.memory.messages import NormalizedMessage
 from memoweave.memory.scope import Scope
+from memoweave.retrieval.profiles import KIND_FACT
 
 if TYPE_CHECKING:
     from memoweave.runtime.steps import Steps
@@ -35,6 +36,9 @@ class AddMemory:
     role: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     relations: tuple[tuple[str, str, str], ...] | None = None
+    kind: str = KIND_FACT
+    """``"fact"`` (distilled, or a text the caller gave as one) or ``"turn"`` (a chat
+    message stored as it was said); search weighs its signals by it."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,8 @@ class ExtractionRequest:
     custom_prompt: str | None = None
     memory_type: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    as_text: bool = False
+    """The caller passed one plain text rather than a list of messages."""
 
 
 class Strategy(Protocol):

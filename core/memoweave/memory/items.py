@@ -21,6 +21,7 @@ from memoweave.index import KeywordDoc
 from memoweave.memory.scope import IDENTITY_KEYS
 from memoweave.memory.validate import check_text
 from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY
+from memoweave.retrieval.profiles import MEMORY_KIND_KEY
 
 STATUS_ACTIVE = "active"
 STATUS_SUPERSEDED = "superseded"
@@ -31,13 +32,15 @@ SYSTEM_KEYS: frozenset[str] = frozenset(
         "memory", "hash", "user_id", "agent_id", "run_id", "actor_id", "role",
         "created_at", "updated_at", "created_ts", "observed_at", "observed_ts",
         "source_message_ids", "valid_until", "superseded_by", "supersedes", STATUS_KEY,
-        "expiration_date", EXPIRY_KEY, "memory_type", "id", "score", "metadata",
+        "expiration_date", EXPIRY_KEY, "memory_type", MEMORY_KIND_KEY, "id", "score",
+        "metadata",
     }
 )  # fmt: skip
 """Payload keys memoweave owns; metadata may not use them."""
 
 _OUTPUT_KEYS = (
-    "user_id", "agent_id", "run_id", "actor_id", "role", "memory_type", "source_message_ids",
+    "user_id", "agent_id", "run_id", "actor_id", "role", "memory_type", MEMORY_KIND_KEY,
+    "source_message_ids",
     "observed_at", "valid_until", "superseded_by", "supersedes", "expiration_date",
 )  # fmt: skip
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")

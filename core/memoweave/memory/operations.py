@@ -135,6 +135,7 @@ class MemoryOperations:
                 custom_prompt=prompt or self.providers.custom_instructions,
                 memory_type=memory_type,
                 metadata=meta,
+                as_text=isinstance(messages, str),
             )
             actions = yield from strategy.plan(request)
             return (yield from self.writer.prepare(actions, ctx))

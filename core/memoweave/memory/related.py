@@ -25,15 +25,17 @@ def related_memories(
     Paris" vs "lives in Berlin"), but it is usually about a recent memory."""
     if limit <= 0:
         return []
-    found = yield from keyword_hits(
-        store,
-        keyword_index,
-        text,
-        scope=scope,
-        node=scope.filter(),
-        limit=limit,
-        statuses=(it.STATUS_ACTIVE,),
-    )
+    found = (
+        yield from keyword_hits(
+            store,
+            keyword_index,
+            text,
+            scope=scope,
+            node=scope.filter(),
+            limit=limit,
+            statuses=(it.STATUS_ACTIVE,),
+        )
+    ).hits
     hits = [SearchHit(i, s, p) for i, s, p in found if p.get(STATUS_KEY) == it.STATUS_ACTIVE]
     if len(hits) < limit:
         seen = {h.id for h in hits}

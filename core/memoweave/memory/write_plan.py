@@ -49,6 +49,7 @@ from memoweave.providers.vector_store import (
     StoredRecord,
     VectorRecord,
 )
+from memoweave.retrieval.profiles import KIND_FACT, MEMORY_KIND_KEY
 
 
 @dataclass
@@ -370,6 +371,7 @@ class _Builder:
                 payload["actor_id"] = action.actor_id
             if action.role:
                 payload["role"] = action.role
+        payload[MEMORY_KIND_KEY] = action.kind if isinstance(action, AddMemory) else KIND_FACT
         if replaced:
             payload["supersedes"] = list(replaced)
         if ctx.memory_type:

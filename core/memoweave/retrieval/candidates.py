@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,12 +14,15 @@ SignalHits = list[tuple[str, float, dict[str, Any]]]
 class Signal:
     """What one signal said of one candidate.
 
-    ``score`` is the signal's raw score, ``rank`` its 1-based rank among the signal's
-    hits, ``contribution`` its share of the fused score (the shares add up to it).
+    ``score`` is the signal's raw score (cosine, BM25, ...), ``value`` the same evidence
+    brought to [0, 1] by a fixed transform (never by the other candidates' scores),
+    ``rank`` the 1-based rank of ``score`` among the candidates the signal scored and
+    ``contribution`` its share of the fused score (the shares add up to it).
     """
 
     score: float
-    rank: int
+    value: float = 0.0
+    rank: int = 0
     contribution: float = 0.0
 
 
@@ -32,29 +36,34 @@ class Candidate:
     score: float = 0.0
 
     def explanation(self) -> dict[str, dict[str, float]]:
-        """``explain`` of a search result: each signal's raw ``score``, ``rank`` and
-        ``contribution`` (the reranker's score and rank only)."""
+        """``explain`` of a search result: each signal's raw ``score``, bounded ``value``,
+        ``rank`` and ``contribution`` (the reranker's score and rank only)."""
         return {
             name: (
                 {"score": sig.score, "rank": sig.rank}
                 if name == "rerank"
-                else {"score": sig.score, "rank": sig.rank, "contribution": sig.contribution}
+                else {
+                    "score": sig.score,
+                    "value": sig.value,
+                    "rank": sig.rank,
+                    "contribution": sig.contribution,
+                }
             )
             for name, sig in self.signals.items()
         }
 
 
-def collect(candidates: dict[str, Candidate], name: str, hits: SignalHits) -> None:
-    """Record ``hits`` of signal ``name``, creating candidates for memories not seen yet."""
-    for rank, (memory_id, score, payload) in enumerate(hits, start=1):
-        cand = candidates.setdefault(memory_id, Candidate(memory_id, payload))
-        cand.signals[name] = Signal(float(score), rank)
+def collect(candidates: dict[str, Candidate], hits: SignalHits) -> None:
+    """Create candidates for the memories of ``hits`` not seen yet."""
+    for memory_id, _, payload in hits:
+        candidates.setdefault(memory_id, Candidate(memory_id, payload))
 
 
-def rank_scores(candidates: dict[str, Candidate], name: str, scores: dict[str, float]) -> None:
-    """Record a re-scoring signal (entity, time, recency) over existing candidates; only
-    positive scores count, ranked best first."""
-    ordered = sorted((s, i) for i, s in scores.items() if s > 0 and i in candidates)
-    ordered.sort(key=lambda pair: (-pair[0], pair[1]))
+def record(candidates: Mapping[str, Candidate], name: str, scores: Mapping[str, float]) -> None:
+    """Record signal ``name``'s raw ``scores`` on the candidates it scored (others are
+    ignored) and rank them among those candidates, best first."""
+    ordered = sorted(
+        ((s, i) for i, s in scores.items() if i in candidates), key=lambda p: (-p[0], p[1])
+    )
     for rank, (score, memory_id) in enumerate(ordered, start=1):
-        candidates[memory_id].signals[name] = Signal(float(score), rank)
+        candidates[memory_id].signals[name] = Signal(float(score), rank=rank)

@@ -1,6 +1,14 @@
-"""The dense signal: nearest neighbours of the query vector in the vector store."""
+"""The dense signal: nearest neighbours of the query vector, and the cosine of any memory.
+
+The store's cosine collections score exactly the cosine similarity (the vector store
+contract); memories that only another signal found get theirs from their stored vector,
+so every candidate's dense score is the same quantity whatever brought it in.
+"""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Sequence
 
 from memoweave.filters import FilterNode
 from memoweave.providers.vector_store import VectorStore
@@ -14,3 +22,10 @@ def dense_hits(
     """The ``limit`` memories most similar to ``vector`` that match ``node``."""
     hits = yield call(store.search, vector, top_k=limit, filter=node)
     return [(h.id, h.score, h.payload) for h in hits]
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two vectors (0.0 if either is zero)."""
+    dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
+    norms = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b))
+    return dot / norms if norms > 0 else 0.0

@@ -1,64 +1,80 @@
-"""Fusion: one score per candidate from the signals' scores, with per-signal shares.
+"""Fusion: one score per candidate from its signals, with per-signal shares.
 
-Two methods (``retrieval.fusion``), both giving a score in [0, 1]:
+Every signal first gives each candidate a ``value`` in [0, 1] by a fixed transform of its
+raw score, never by the other candidates' scores (:func:`signal_value`):
 
-- ``weighted``: each signal's score is brought to [0, 1] (min-max over that signal's hits
-  for the unbounded ``dense`` and ``keyword`` scores; the ``entity``, ``time`` and
-  ``recency`` scores already are), multiplied by the signal's weight, summed and divided
-  by the sum of the weights of the signals that fired for this query;
-- ``rrf``: reciprocal-rank fusion, ``sum(weight / (rrf_k + rank))``, divided by its
-  maximum ``sum(weight) / (rrf_k + 1)``.
+- ``dense``: the cosine similarity, clipped to [0, 1];
+- ``keyword``: BM25 divided by the query's ceiling (the score of a memory matching every
+  query token at saturation), so it says how much of the query's weight a memory
+  matches; a store's native keyword score ``s`` becomes ``s / (s + 1)``;
+- ``entity``, ``time``, ``recency``: already in [0, 1].
 
-A candidate a signal did not return gets nothing from it. Every signal's ``contribution``
-is its share, so the contributions of a candidate add up to its score.
+Two methods (``retrieval.fusion``):
+
+- ``calibrated`` (default): ``score = sigmoid(bias + sum(weight * value))``. The weights
+  and bias were fitted by logistic regression on labelled searches (``bench/``; see
+  docs/retrieval.md), so a score estimates how likely the memory is to be what the query
+  is about, the same whatever else is in the pool, the scope or the query;
+- ``rrf``: reciprocal-rank fusion, ``sum(weight / (rrf_k + rank))`` divided by its maximum
+  ``sum(weight) / (rrf_k + 1)``: rank-based, so not comparable across queries.
+
+A signal's ``contribution`` is its share of the score (``score * w * value / sum(w *
+value)`` for ``calibrated``; split evenly when no signal has a positive part), so the
+contributions of a candidate add up to its score.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Mapping
 
-from memoweave.retrieval.candidates import Candidate
+from memoweave.retrieval.candidates import Candidate, Signal
 
-RELATIVE_SIGNALS = frozenset({"dense", "keyword"})
-"""Signals whose raw scores are unbounded and get min-max normalised per query."""
-
-
-def _normaliser(cands: Iterable[Candidate], name: str) -> tuple[float, float]:
-    values = [c.signals[name].score for c in cands if name in c.signals]
-    if not values or name not in RELATIVE_SIGNALS:
-        return 0.0, 1.0
-    low, high = min(values), max(values)
-    return low, high - low
+STORE_KEYWORD_HALF = 1.0
+"""A store's native keyword score that maps to the value 0.5 (it has no known ceiling)."""
 
 
-def fuse(
-    candidates: Mapping[str, Candidate],
-    weights: Mapping[str, float],
-    *,
-    method: str = "weighted",
-    rrf_k: int = 60,
-) -> None:
-    """Set ``score`` and every signal's ``contribution`` on ``candidates`` in place."""
-    fired = {
-        name for cand in candidates.values() for name in cand.signals if weights.get(name, 0.0) > 0
-    }
-    total = sum(weights[name] for name in fired)
-    if total <= 0:
-        for cand in candidates.values():
-            cand.score = 0.0
-        return
-    scale = {name: _normaliser(candidates.values(), name) for name in fired}
+def signal_value(name: str, signal: Signal, keyword_ceiling: float | None) -> float:
+    """The signal's raw score brought to [0, 1] (see the module docstring)."""
+    score = signal.score
+    if name == "keyword":
+        if keyword_ceiling is None:
+            score = score / (score + STORE_KEYWORD_HALF) if score > 0 else 0.0
+        else:
+            score = score / keyword_ceiling if keyword_ceiling > 0 else 0.0
+    return min(1.0, max(0.0, score))
+
+
+def sigmoid(z: float) -> float:
+    """The logistic function, safe for large ``|z|``."""
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def fuse_calibrated(cand: Candidate, weights: Mapping[str, float], bias: float) -> None:
+    """Set ``cand.score`` to ``sigmoid(bias + sum(weight * value))`` and the shares."""
+    parts = {n: weights.get(n, 0.0) * s.value for n, s in cand.signals.items() if n != "rerank"}
+    cand.score = sigmoid(bias + sum(parts.values()))
+    positive = sum(p for p in parts.values() if p > 0)
+    for name, part in parts.items():
+        if positive > 0:
+            share = cand.score * part / positive if part > 0 else 0.0
+        else:  # nothing speaks for it: the base rate, split evenly
+            share = cand.score / len(parts)
+        cand.signals[name].contribution = share
+
+
+def fuse_rrf(candidates: Mapping[str, Candidate], weights: Mapping[str, float], rrf_k: int) -> None:
+    """Reciprocal-rank fusion over the signals that fired (see the module docstring)."""
+    fired = {n for c in candidates.values() for n in c.signals if weights.get(n, 0.0) > 0}
+    total = sum(weights[n] for n in fired)
     for cand in candidates.values():
         cand.score = 0.0
         for name, signal in cand.signals.items():
-            if name not in fired:
-                signal.contribution = 0.0
-                continue
-            if method == "rrf":
+            share = 0.0
+            if name in fired and signal.rank > 0:
                 share = weights[name] * (rrf_k + 1) / (rrf_k + signal.rank) / total
-            else:
-                low, span = scale[name]
-                value = (signal.score - low) / span if span > 0 else 1.0
-                share = weights[name] * min(1.0, max(0.0, value)) / total
             signal.contribution = share
             cand.score += share

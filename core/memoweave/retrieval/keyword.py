@@ -4,19 +4,38 @@ The core's index (:class:`memoweave.index.keyword_index.KeywordIndex`, SQLite FT
 lemmas and CJK bigrams) is used unless ``retrieval.keyword_source`` hands keyword search
 to the store's native ``keyword_search``. Core hits are checked against the full read
 filter on the stored payloads, so both sources honour the same filter language.
+
+With the core index every memory of the scope that shares a token with the query has a
+score (not only the top ``limit``), and the query's ceiling bounds it (see
+:class:`memoweave.index.keyword_index.KeywordScores`); a store's native search gives only
+its top hits and no ceiling.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from memoweave.filters import FilterNode, evaluate
 from memoweave.index.contracts import ScopeKeys
-from memoweave.index.keyword_index import KeywordIndex
-from memoweave.providers.vector_store import VectorStore
+from memoweave.index.keyword_index import KeywordIndex, KeywordScores
+from memoweave.providers.vector_store import SearchHit, VectorStore
 from memoweave.retrieval.candidates import SignalHits
 from memoweave.runtime.steps import Call, Steps, call
+
+
+@dataclass
+class KeywordResult:
+    """``hits``: the top memories matching the filter, with payloads; ``scores``: the BM25
+    of every memory scored (``hits`` included); ``ceiling``: the query's best possible
+    score (``None`` for a store's native search); ``vectors``: stored vectors of the hits
+    another signal had not fetched (when asked for)."""
+
+    hits: SignalHits
+    scores: dict[str, float]
+    ceiling: float | None
+    vectors: dict[str, list[float]] = field(default_factory=dict)
 
 
 def keyword_hits(
@@ -28,13 +47,13 @@ def keyword_hits(
     node: FilterNode,
     limit: int,
     statuses: Sequence[str],
-) -> Steps[SignalHits]:
+) -> Steps[KeywordResult]:
     """The pipeline of up to ``limit`` memories matching ``node`` ranked by BM25 for
     ``text`` (:func:`keyword_scores` then :func:`keyword_payloads`)."""
     scored = yield keyword_scores(
         store, index, text, scope=scope, node=node, limit=limit, statuses=statuses
     )
-    return (yield from keyword_payloads(store, index, scored, node=node))
+    return (yield from keyword_payloads(store, scored, node=node, limit=limit))
 
 
 def keyword_scores(
@@ -47,33 +66,38 @@ def keyword_scores(
     limit: int,
     statuses: Sequence[str],
 ) -> Call:
-    """The step ranking memories by BM25 for ``text``: the core index's ``(id, score)``
-    pairs, or the store's native hits (``SearchHit``, already filtered by ``node``)."""
+    """The step scoring memories by BM25 for ``text``: the core index's
+    :class:`KeywordScores`, or the store's native hits (``SearchHit``, already filtered)."""
     if index is None:
         return call(store.keyword_search, text, top_k=limit, filter=node)
-    return call(index.search, text, scope, top_k=limit, statuses=statuses)
+    return call(index.scores, text, scope, statuses=statuses)
 
 
 def keyword_payloads(
     store: VectorStore,
-    index: KeywordIndex | None,
-    scored: list[Any],
+    scored: KeywordScores | list[SearchHit],
     *,
     node: FilterNode,
+    limit: int,
     known: Mapping[str, dict[str, Any]] | None = None,
-) -> Steps[SignalHits]:
-    """The hits of :func:`keyword_scores` with their payloads, those failing ``node`` dropped.
+    with_vectors: bool = False,
+) -> Steps[KeywordResult]:
+    """The top ``limit`` of :func:`keyword_scores` with their payloads, those failing
+    ``node`` dropped.
 
     ``known`` maps ids to payloads another signal already fetched under the same filter
-    (the dense hits); only the other ids are read from the store.
+    (the dense hits); only the other ids are read from the store (with their vectors when
+    ``with_vectors``).
     """
-    if index is None:
-        return [(h.id, h.score, h.payload) for h in scored]
-    if not scored:
-        return []
+    if not isinstance(scored, KeywordScores):
+        hits = [(h.id, h.score, h.payload) for h in scored]
+        return KeywordResult(hits, {h.id: h.score for h in scored}, None)
+    top = scored.top(limit)
     known = known or {}
-    missing = [i for i, _ in scored if i not in known]
-    records = (yield call(store.get, missing)) if missing else []
+    missing = [i for i, _ in top if i not in known]
+    records = (yield call(store.get, missing, with_vectors=with_vectors)) if missing else []
     payloads = {r.id: r.payload for r in records if evaluate(node, r.payload)}
+    vectors = {r.id: r.vector for r in records if r.vector is not None and r.id in payloads}
     payloads.update(known)
-    return [(i, score, payloads[i]) for i, score in scored if i in payloads]
+    hits = [(i, score, payloads[i]) for i, score in top if i in payloads]
+    return KeywordResult(hits, scored.scores, scored.ceiling, vectors)

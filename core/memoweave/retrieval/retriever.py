@@ -10,9 +10,13 @@
 3. With a graph store, the graph signal (:mod:`.graph`) adds the memories linked to the
    neighbours of the query's entities. The entity signal (:mod:`.entities`), the time
    signal and the optional recency signal (:mod:`.temporal`) re-score the candidates.
-4. :func:`.fusion.fuse` combines the signals into one score in [0, 1] (weights and method
-   in the ``retrieval`` config); ``threshold`` applies to it; the optional reranker then
-   reorders the fused top ``rerank_top_n``.
+4. Every candidate gets every signal's raw score (the cosine of a hit the dense search did
+   not return comes from its stored vector, the BM25 of a dense-only hit from the same
+   index), brought to a bounded value by a fixed transform; :mod:`.fusion` combines the
+   values into one score in [0, 1] with the fitted profile of each memory's kind
+   (:mod:`.profiles`), so a score does not depend on the other candidates;
+   ``threshold`` applies to it; the optional reranker then reorders the fused top
+   ``rerank_top_n``.
 5. Each ranked :class:`.candidates.Candidate` carries every signal's raw score, rank and
    contribution (the contributions add up to the fused score; with a reranker,
    ``rerank`` holds its score and rank and ``score`` is the reranker's), which
@@ -38,12 +42,13 @@ from memoweave.providers.embedder import Embedder
 from memoweave.providers.graph_store import GraphStore
 from memoweave.providers.reranker import Reranker
 from memoweave.providers.vector_store import VectorStore
-from memoweave.retrieval.candidates import Candidate, Signal, collect, rank_scores
-from memoweave.retrieval.dense import dense_hits
+from memoweave.retrieval.candidates import Candidate, Signal, collect, record
+from memoweave.retrieval.dense import cosine, dense_hits
 from memoweave.retrieval.entities import entity_scores
-from memoweave.retrieval.fusion import fuse
+from memoweave.retrieval.fusion import fuse_calibrated, fuse_rrf, signal_value
 from memoweave.retrieval.graph import GraphContext, graph_context, graph_hits, graph_relations
 from memoweave.retrieval.keyword import keyword_payloads, keyword_scores
+from memoweave.retrieval.profiles import PROFILES, SIGNALS, Profile, profile_of
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
 from memoweave.runtime.steps import Steps, call, gather
 
@@ -107,34 +112,66 @@ class Retriever:
             call(self._embedder.embed, [query], purpose="query"),
             keyword_scores(store, index, query, scope=scope, node=node, limit=n, statuses=statuses),
         )
+        dense = yield from dense_hits(store, vectors[0], node, n)
         candidates: dict[str, Candidate] = {}
-        collect(candidates, "dense", (yield from dense_hits(store, vectors[0], node, n)))
-        known = {i: c.payload for i, c in candidates.items()}
-        collect(
-            candidates,
-            "keyword",
-            (yield from keyword_payloads(store, index, scored, node=node, known=known)),
+        collect(candidates, dense)
+        keyword = yield from keyword_payloads(
+            store,
+            scored,
+            node=node,
+            limit=n,
+            known={i: c.payload for i, c in candidates.items()},
+            with_vectors=True,
         )
+        collect(candidates, keyword.hits)
+        cosines = {i: s for i, s, _ in dense}
+        cosines.update({i: cosine(vectors[0], v) for i, v in keyword.vectors.items()})
         if graph is not None and graph.scores and settings.graph_weight > 0:
             known = {i: c.payload for i, c in candidates.items()}
-            found = yield from graph_hits(store, graph, node=node, known=known, limit=n)
-            collect(candidates, "graph", found)
+            collect(
+                candidates, (yield from graph_hits(store, graph, node=node, known=known, limit=n))
+            )
+            record(candidates, "graph", graph.scores)
+        unscored = [i for i in candidates if i not in cosines]
+        if unscored:  # brought in by the graph only: their dense score from their vectors
+            records = yield call(store.get, unscored, with_vectors=True)
+            cosines.update({r.id: cosine(vectors[0], r.vector) for r in records if r.vector})
+        record(candidates, "dense", cosines)
+        record(candidates, "keyword", keyword.scores)
         yield from self._rescore(candidates, query, scope=scope, statuses=statuses, now=now)
-        weights = {
-            "dense": settings.dense_weight,
-            "keyword": settings.keyword_weight,
-            "entity": settings.entity_weight,
-            "time": settings.time_weight,
-            "recency": settings.recency_weight,
-            "graph": settings.graph_weight,
-        }
-        fuse(candidates, weights, method=settings.fusion, rrf_k=settings.rrf_k)
+        for cand in candidates.values():
+            for name, signal in cand.signals.items():
+                signal.value = signal_value(name, signal, keyword.ceiling)
+        if settings.fusion == "rrf":
+            fuse_rrf(candidates, self._weights(None), settings.rrf_k)
+        else:
+            for cand in candidates.values():
+                profile = profile_of(cand.payload)
+                fuse_calibrated(cand, self._weights(profile), profile.bias)
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.id))
         if threshold is not None:
             ranked = [c for c in ranked if c.score >= threshold]
         if rerank and self._reranker is not None and ranked:
             ranked = yield from self._rerank(query, ranked[: settings.rerank_top_n])
         return ranked[:top_k]
+
+    def _weights(self, profile: Profile | None) -> dict[str, float]:
+        """Each signal's weight: the profile's fitted one (none for ``rrf``) unless the
+        settings set it; the graph's from the settings."""
+        settings = self._settings
+        weights = profile.weights() if profile is not None else {}
+        for name in SIGNALS:
+            if (override := getattr(settings, f"{name}_weight")) is not None:
+                weights[name] = override
+        weights["graph"] = settings.graph_weight
+        return weights
+
+    def _uses(self, name: str) -> bool:
+        """Whether signal ``name`` has a positive weight for some memory."""
+        override = getattr(self._settings, f"{name}_weight")
+        if override is not None:
+            return override > 0
+        return any(getattr(p, name) > 0 for p in PROFILES.values())
 
     # -- stages -----------------------------------------------------------------------------
 
@@ -151,7 +188,7 @@ class Retriever:
         settings = self._settings
         if not candidates:
             return
-        if settings.entity_weight > 0 and self._indexes is not None:
+        if self._uses("entity") and self._indexes is not None:
             scores = yield call(
                 entity_scores,
                 self._indexes.entities,
@@ -160,22 +197,22 @@ class Retriever:
                 memory_ids=list(candidates),
                 statuses=statuses,
             )
-            rank_scores(candidates, "entity", scores)
-        if settings.time_weight > 0:
+            record(candidates, "entity", scores)
+        if self._uses("time"):
             windows = time_windows(query, now)
             if windows:
                 scores = {
                     i: time_score(c.payload.get("observed_ts"), windows)
                     for i, c in candidates.items()
                 }
-                rank_scores(candidates, "time", scores)
-        if settings.recency_weight > 0:
+                record(candidates, "time", {i: v for i, v in scores.items() if v > 0})
+        if self._uses("recency"):
             half_life = settings.recency_half_life_days
             scores = {
                 i: recency_score(c.payload.get("observed_ts"), now, half_life)
                 for i, c in candidates.items()
             }
-            rank_scores(candidates, "recency", scores)
+            record(candidates, "recency", {i: v for i, v in scores.items() if v > 0})
 
     def _rerank(self, query: str, ranked: list[Candidate]) -> Steps[list[Candidate]]:
         assert self._reranker is not None
@@ -184,7 +221,7 @@ class Retriever:
         reordered = []
         for doc in out:
             cand = ranked[doc.index]
-            cand.signals["rerank"] = Signal(float(doc.score), len(reordered) + 1)
+            cand.signals["rerank"] = Signal(float(doc.score), rank=len(reordered) + 1)
             cand.score = float(doc.score)
             reordered.append(cand)
         return reordered

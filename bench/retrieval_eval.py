@@ -1,0 +1,62 @@
+"""Helpers shared by the retrieval benchmarks (``locomo_recall.py``, ``fact_qa.py``).
+
+- :func:`explained_pool`: one ``search(explain=True)`` over a wide pool, from which the
+  dense-only ranking (plain cosine with the same embedder, the same store) is read and the
+  signals of every candidate are captured for offline fitting;
+- :func:`auc`: the probability that a random positive outscores a random negative;
+- :func:`append_capture`: one JSON line per search with each candidate's signal values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+POOL = 200
+"""Results asked for in the explain pass: the dense top 200 are all in it, so the dense-only
+top 20 is exact."""
+
+
+def explained_pool(memory: Any, query: str, **scope: Any) -> list[dict[str, Any]]:
+    """Every candidate of a wide search, with ``explain``."""
+    return memory.search(query, top_k=POOL, explain=True, **scope)["results"]
+
+
+def dense_order(pool: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pool ranked by cosine similarity alone (dense-only)."""
+    scored = [h for h in pool if "dense" in h["explain"]]
+    return sorted(scored, key=lambda h: (-h["explain"]["dense"]["score"], h["id"]))
+
+
+def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """Mann-Whitney AUC (ties count one half); NaN when a side is empty."""
+    if not positives or not negatives:
+        return float("nan")
+    wins = sum((p > n) + 0.5 * (p == n) for p in positives for n in negatives)
+    return wins / (len(positives) * len(negatives))
+
+
+def append_capture(
+    out: IO[str] | None, group: str, query: str, pool: Sequence[dict[str, Any]], labels: dict
+) -> None:
+    """Write one line: the query, its group and each candidate's signal values and label."""
+    if out is None:
+        return
+    rows = []
+    for h in pool:
+        row = {"label": labels.get(h["id"], 0)}
+        for name, sig in h["explain"].items():
+            row[name] = sig.get("value", sig["score"])
+            row[f"{name}_raw"] = sig["score"]
+        rows.append(row)
+    out.write(json.dumps({"group": group, "query": query, "candidates": rows}) + "\n")
+
+
+def open_capture(path: Path | None) -> IO[str] | None:
+    """The capture file (truncated), or ``None``."""
+    if path is None:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path.open("w", encoding="utf-8")

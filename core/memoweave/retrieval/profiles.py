@@ -1,0 +1,59 @@
+"""The fitted weights of ``calibrated`` fusion, one profile per kind of memory.
+
+A memory is a ``turn`` (a chat message stored as it was said: ``add(messages,
+infer=False)``) or a ``fact`` (distilled by an extraction strategy, or a plain text the
+caller passed to ``add``); the write path records which in the payload key
+:data:`MEMORY_KIND_KEY` (memories written before it are read as facts). The kinds want
+different weights: in long, chatty turns the words a question shares with its answer
+(BM25) are the strongest evidence, in short distilled facts the meaning (cosine) is.
+
+Each profile is a logistic model, ``score = sigmoid(bias + sum(weight * value))`` over
+the signals' bounded values (:mod:`.fusion`). Ranking weights were chosen on one half of
+the development data and checked on the other, then scaled and shifted (Platt scaling)
+so that the score of a top result estimates the probability that it is what the query is
+about; ``bench/fit_fusion.py`` refits them from captured searches and docs/retrieval.md
+gives the data and the figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MEMORY_KIND_KEY = "memory_kind"
+"""Payload key of a memory's kind (``"turn"`` or ``"fact"``)."""
+KIND_TURN = "turn"
+KIND_FACT = "fact"
+SIGNALS = ("dense", "keyword", "entity", "time", "recency")
+RECOMMENDED_THRESHOLD = 0.3
+"""The ``threshold`` docs/retrieval.md recommends for questions that may have no answer."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Logistic weights of each signal's value, and the bias."""
+
+    bias: float
+    dense: float
+    keyword: float
+    entity: float
+    time: float
+    recency: float = 0.0
+
+    def weights(self) -> dict[str, float]:
+        """Weight by signal name."""
+        return {name: getattr(self, name) for name in SIGNALS}
+
+
+PROFILES: dict[str, Profile] = {
+    # LoCoMo turns, fitted on conversations 26/30/41, checked on 42/43
+    KIND_TURN: Profile(bias=-3.86, dense=2.48, keyword=4.17, entity=0.74, time=0.81),
+    # LoCoMo observations of 26/30/41 + the fact-QA dev personas, checked on the rest
+    KIND_FACT: Profile(bias=-4.59, dense=4.05, keyword=3.77, entity=0.0, time=0.89),
+}
+
+
+def profile_of(payload: Mapping[str, Any]) -> Profile:
+    """The profile of a stored memory (facts for unknown or missing kinds)."""
+    return PROFILES.get(payload.get(MEMORY_KIND_KEY), PROFILES[KIND_FACT])

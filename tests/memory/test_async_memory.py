@@ -153,9 +153,9 @@ async def test_search_answers_while_an_add_waits_for_its_llm(amemory) -> None:
 
 async def test_query_embedding_and_keyword_search_overlap(amemory, monkeypatch) -> None:
     keyword_started = threading.Event()
-    original = KeywordIndex.search
+    original = KeywordIndex.scores
 
-    def search(self: KeywordIndex, *args: Any, **kwargs: Any) -> Any:
+    def scores(self: KeywordIndex, *args: Any, **kwargs: Any) -> Any:
         keyword_started.set()
         return original(self, *args, **kwargs)
 
@@ -169,7 +169,7 @@ async def test_query_embedding_and_keyword_search_overlap(amemory, monkeypatch) 
                 assert keyword_started.is_set(), "the keyword search did not run meanwhile"
             return self.embed(texts, purpose=purpose)
 
-    monkeypatch.setattr(KeywordIndex, "search", search)
+    monkeypatch.setattr(KeywordIndex, "scores", scores)
     mem = amemory(embedder=WaitingEmbedder(dims=64))
     await mem.add("Quetzalcoatl is my iguana.", user_id="alice", infer=False)
     hits = await mem.search("quetzalcoatl", user_id="alice")

@@ -171,9 +171,10 @@ class KeywordIndex:
         self, conn: sqlite3.Connection, tokens: list[str], where: str, params: list[object]
     ) -> tuple[list[tuple[str, float]], float]:
         """BM25 of the scope's memories holding one of ``tokens`` and the query's ceiling
-        (the path of scopes too large to cache), computed inside SQLite: FTS5's token instances (``keyword_vocab``)
-        joined to the scope's ``keyword_docs`` rows, so the work is that of the matches, in
-        C, and Python only receives (memory id, score) pairs."""
+        (the path of scopes too large to cache), computed inside SQLite: FTS5's token
+        instances (``keyword_vocab``) joined to the scope's ``keyword_docs`` rows, so the
+        work is that of the matches, in C, and Python only receives (memory id, score)
+        pairs."""
         marks = ", ".join("?" * len(tokens))
         matches = (  # (memory id, token, term frequency, length) of each matching memory
             "SELECT d.memory_id AS memory_id, v.term AS term, COUNT(*) AS tf, "

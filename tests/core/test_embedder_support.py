@@ -6,6 +6,7 @@ import pytest
 
 from memoweave.errors import EmbeddingError, ValidationError
 from memoweave.providers.embedder_support import VectorCheck, embed_in_batches, prepare_inputs
+from memoweave.runtime.steps import Steps, call, run
 
 
 def test_prepare_inputs_prefixes_by_purpose_and_keeps_empty_positions() -> None:
@@ -31,11 +32,11 @@ def test_prepare_inputs_rejects_bad_arguments(texts: object, purpose: str, fragm
 def test_embed_in_batches_keeps_order_and_chunk_sizes() -> None:
     chunks: list[list[str]] = []
 
-    def embed_batch(batch: list[str]) -> list[list[float]]:
+    def embed_batch(batch: list[str]) -> Steps[list[list[float]]]:
         chunks.append(batch)
-        return [[float(len(text))] for text in batch]
+        return (yield call(lambda: [[float(len(text))] for text in batch]))
 
-    vectors = embed_in_batches(["a", "bb", "ccc", "dddd", "eeeee"], 2, embed_batch)
+    vectors = run(embed_in_batches(["a", "bb", "ccc", "dddd", "eeeee"], 2, embed_batch))
     assert vectors == [[1.0], [2.0], [3.0], [4.0], [5.0]]
     assert [len(chunk) for chunk in chunks] == [2, 2, 1]
 

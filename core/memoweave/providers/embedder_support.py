@@ -3,8 +3,8 @@
 - :func:`prepare_inputs` validates ``texts``/``purpose`` and applies the purpose prefix;
   empty strings become one space (several servers reject an empty input), so positions
   are kept.
-- :func:`embed_in_batches` splits the inputs into ``batch_size`` chunks and concatenates
-  the chunks' vectors, so output order equals input order.
+- :func:`embed_in_batches` (a pipeline) splits the inputs into ``batch_size`` chunks and
+  concatenates the chunks' vectors, so output order equals input order.
 - :class:`VectorCheck` checks every returned vector: a non-empty sequence of finite floats
   whose length equals ``dims`` (learnt from the first vector when not configured).
 Every failure of a returned vector is an :class:`EmbeddingError`.
@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from memoweave.errors import EmbeddingError
 from memoweave.providers.checks import check_purpose, check_texts
+from memoweave.runtime.steps import Steps, gather
 
 
 def prepare_inputs(
@@ -32,13 +33,14 @@ def prepare_inputs(
 def embed_in_batches(
     inputs: list[str],
     batch_size: int,
-    embed_batch: Callable[[list[str]], list[list[float]]],
-) -> list[list[float]]:
-    """``embed_batch`` over consecutive chunks of at most ``batch_size`` inputs, in order."""
-    vectors: list[list[float]] = []
-    for start in range(0, len(inputs), batch_size):
-        vectors.extend(embed_batch(inputs[start : start + batch_size]))
-    return vectors
+    embed_batch: Callable[[list[str]], Steps[list[list[float]]]],
+) -> Steps[list[list[float]]]:
+    """The pipeline of ``embed_batch`` over consecutive chunks of at most ``batch_size``
+    inputs, vectors in input order; the chunks are independent steps (requested one after
+    the other by a sync ``embed``, concurrently by its async twin)."""
+    chunks = [inputs[start : start + batch_size] for start in range(0, len(inputs), batch_size)]
+    vectors = yield gather(*(embed_batch(chunk) for chunk in chunks))
+    return [vector for part in vectors for vector in part]
 
 
 class VectorCheck:

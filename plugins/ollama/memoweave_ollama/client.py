@@ -8,6 +8,7 @@ show the URL actually used.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 from urllib.parse import urlsplit
@@ -61,8 +62,9 @@ def resolve_host(config: OllamaConnectionConfig) -> str:
     return normalize_host(raw)
 
 
-def build_client(config: OllamaConnectionConfig) -> tuple[Any, str]:
-    """A synchronous ``ollama.Client`` for ``config`` and the URL it talks to."""
+def build_client(config: OllamaConnectionConfig, *, asynchronous: bool = False) -> tuple[Any, str]:
+    """An ``ollama.Client`` (``AsyncClient`` when ``asynchronous``) for ``config`` and the
+    URL it talks to."""
     url = resolve_host(config)
     try:
         import ollama
@@ -74,8 +76,61 @@ def build_client(config: OllamaConnectionConfig) -> tuple[Any, str]:
     headers = dict(config.headers or {})
     if config.api_key is not None and config.api_key.get_secret_value():
         headers["Authorization"] = f"Bearer {config.api_key.get_secret_value()}"
-    client = ollama.Client(host=url, timeout=config.timeout, headers=headers or None)
+    cls = ollama.AsyncClient if asynchronous else ollama.Client
+    client = cls(host=url, timeout=config.timeout, headers=headers or None)
     return client, url
 
 
-__all__ = ["DEFAULT_HOST", "HOST_ENV", "build_client", "normalize_host", "resolve_host"]
+class OllamaTransport:
+    """The requests a provider makes, each with its native async twin (``chat`` →
+    ``achat``): the sync client built now, one ``AsyncClient`` per event loop on use."""
+
+    def __init__(self, config: OllamaConnectionConfig) -> None:
+        self._config = config
+        self.client, self.url = build_client(config)
+        self._aclient: Any = None
+        self._aloop: Any = None
+
+    def _async_client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._aclient is None or self._aloop is not loop:
+            self._aclient, _ = build_client(self._config, asynchronous=True)
+            self._aloop = loop
+        return self._aclient
+
+    def chat(self, **request: Any) -> Any:
+        """``Client.chat(**request)``."""
+        return self.client.chat(**request)
+
+    async def achat(self, **request: Any) -> Any:
+        """``await AsyncClient.chat(**request)``."""
+        return await self._async_client().chat(**request)
+
+    def embed(self, **request: Any) -> Any:
+        """``Client.embed(**request)``."""
+        return self.client.embed(**request)
+
+    async def aembed(self, **request: Any) -> Any:
+        """``await AsyncClient.embed(**request)``."""
+        return await self._async_client().embed(**request)
+
+    def close(self) -> None:
+        """Close the sync client's connections."""
+        self.client.close()
+
+    async def aclose(self) -> None:
+        """Close both clients' connections."""
+        if self._aclient is not None:
+            await self._aclient.close()
+            self._aclient = None
+        self.close()
+
+
+__all__ = [
+    "DEFAULT_HOST",
+    "HOST_ENV",
+    "OllamaTransport",
+    "build_client",
+    "normalize_host",
+    "resolve_host",
+]

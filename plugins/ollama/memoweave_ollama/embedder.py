@@ -18,7 +18,9 @@ from memoweave.errors import EmbeddingError
 from memoweave.providers.embedder import Embedder, Purpose
 from memoweave.providers.embedder_support import VectorCheck, embed_in_batches, prepare_inputs
 from memoweave.providers.retry import RetryPolicy
-from memoweave_ollama.client import build_client
+from memoweave.runtime.aio import awaitable
+from memoweave.runtime.steps import Steps, blocking, call
+from memoweave_ollama.client import OllamaTransport
 from memoweave_ollama.config import OllamaEmbedderConfig
 from memoweave_ollama.retry import call_ollama
 
@@ -26,10 +28,10 @@ from memoweave_ollama.retry import call_ollama
 class OllamaEmbedder(Embedder):
     """Embeddings from an Ollama model (see the module docstring)."""
 
-    def __init__(self, config: OllamaEmbedderConfig, client: Any, url: str) -> None:
+    def __init__(self, config: OllamaEmbedderConfig, transport: OllamaTransport) -> None:
         self.config = config
-        self.url = url
-        self._client = client
+        self.url = transport.url
+        self._transport = transport
         self._policy = RetryPolicy.from_config(config)
         self._vectors = VectorCheck(
             config.dimensions or config.dims,
@@ -44,15 +46,16 @@ class OllamaEmbedder(Embedder):
     @classmethod
     def from_config(cls, config: OllamaEmbedderConfig) -> OllamaEmbedder:
         """Resolve the host (config, ``$OLLAMA_HOST``, default) and build the client."""
-        client, url = build_client(config)
-        return cls(config, client, url)
+        return cls(config, OllamaTransport(config))
 
     @property
     def dims(self) -> int | None:
         """Configured ``dimensions``/``dims``, else discovered by the first call."""
         return self._vectors.dims
 
-    def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
+    def _embed(
+        self, texts: Sequence[str], *, purpose: Purpose = "document"
+    ) -> Steps[list[list[float]]]:
         """Embed ``texts`` in order; raise ``EmbeddingError`` on failure."""
         inputs = prepare_inputs(
             texts,
@@ -64,15 +67,20 @@ class OllamaEmbedder(Embedder):
             return []
         if self._closed:
             raise EmbeddingError("this Ollama embedder is closed", hint="Create a new provider.")
-        return embed_in_batches(inputs, self.config.batch_size, self._embed_batch)
+        return (yield from embed_in_batches(inputs, self.config.batch_size, self._embed_batch))
 
-    def close(self) -> None:
-        """Close the HTTP client. Idempotent."""
+    def _close(self) -> Steps[None]:
+        """Close the HTTP clients. Idempotent."""
         if not self._closed:
             self._closed = True
-            self._client.close()
+            yield call(self._transport.close)
 
-    def _embed_batch(self, batch: list[str]) -> list[list[float]]:
+    embed = blocking(_embed)
+    aembed = awaitable(_embed)
+    close = blocking(_close)
+    aclose = awaitable(_close)
+
+    def _embed_batch(self, batch: list[str]) -> Steps[list[list[float]]]:
         options: dict[str, Any] = dict(self.config.options)
         if self.config.num_ctx is not None:
             options["num_ctx"] = self.config.num_ctx
@@ -87,8 +95,8 @@ class OllamaEmbedder(Embedder):
             "dimensions": self.config.dimensions,
         }
         request.update({k: v for k, v in optional.items() if v is not None})
-        response = call_ollama(
-            lambda: self._client.embed(**request),
+        response = yield from call_ollama(
+            lambda: call(self._transport.embed, **request),
             self._policy,
             EmbeddingError,
             what=f"embedding with model {self.config.model!r}",

@@ -30,7 +30,9 @@ from memoweave.providers.llm import (
     check_response_format,
 )
 from memoweave.providers.retry import RetryPolicy
-from memoweave_ollama.client import build_client
+from memoweave.runtime.aio import awaitable
+from memoweave.runtime.steps import Steps, blocking, call
+from memoweave_ollama.client import OllamaTransport
 from memoweave_ollama.config import OllamaLLMConfig
 from memoweave_ollama.messages import parse_tool_calls, to_ollama_messages, to_ollama_tools
 from memoweave_ollama.retry import call_ollama
@@ -80,18 +82,17 @@ def _check_number(name: str, value: object, low: float, high: float | None, inte
 class OllamaLLM(LLM):
     """Chat with an Ollama model (see the module docstring)."""
 
-    def __init__(self, config: OllamaLLMConfig, client: Any, url: str) -> None:
+    def __init__(self, config: OllamaLLMConfig, transport: OllamaTransport) -> None:
         self.config = config
-        self.url = url
-        self._client = client
+        self.url = transport.url
+        self._transport = transport
         self._policy = RetryPolicy.from_config(config)
         self._closed = False
 
     @classmethod
     def from_config(cls, config: OllamaLLMConfig) -> OllamaLLM:
         """Resolve the host (config, ``$OLLAMA_HOST``, default) and build the client."""
-        client, url = build_client(config)
-        return cls(config, client, url)
+        return cls(config, OllamaTransport(config))
 
     @property
     def capabilities(self) -> LLMCapabilities:  # type: ignore[override]
@@ -100,7 +101,7 @@ class OllamaLLM(LLM):
             json_schema=True, json_object=True, vision=self.config.vision, tools=self.config.tools
         )
 
-    def generate(
+    def _generate(
         self,
         messages: list[Message],
         *,
@@ -108,7 +109,7 @@ class OllamaLLM(LLM):
         tools: list[dict[str, Any]] | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
-    ) -> LLMResponse:
+    ) -> Steps[LLMResponse]:
         """Answer ``messages``; raise ``LLMError`` on any failure (see module docstring)."""
         if self._closed:
             raise LLMError("this Ollama LLM provider is closed", hint="Create a new provider.")
@@ -119,8 +120,8 @@ class OllamaLLM(LLM):
             temperature=temperature,
             max_tokens=max_tokens,
         )
-        response = call_ollama(
-            lambda: self._client.chat(**request),
+        response = yield from call_ollama(
+            lambda: call(self._transport.chat, **request),
             self._policy,
             LLMError,
             what=f"chat with model {self.config.model!r}",
@@ -171,11 +172,16 @@ class OllamaLLM(LLM):
         request.update({k: v for k, v in optional.items() if v is not None})
         return request
 
-    def close(self) -> None:
-        """Close the HTTP client. Idempotent."""
+    def _close(self) -> Steps[None]:
+        """Close the HTTP clients. Idempotent."""
         if not self._closed:
             self._closed = True
-            self._client.close()
+            yield call(self._transport.close)
+
+    generate = blocking(_generate)
+    agenerate = awaitable(_generate)
+    close = blocking(_close)
+    aclose = awaitable(_close)
 
     def _to_response(self, response: Any, fmt: OllamaFormat) -> LLMResponse:
         message = response.message

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from memoweave.errors import ProviderError
-from memoweave.providers.retry import Failure, RetryPolicy, call_with_retries, retryable_status
+from memoweave.providers.retry import Failure, RetryPolicy, retryable_status, retrying
+from memoweave.runtime.steps import Part, Steps
 
 T = TypeVar("T")
 
@@ -87,16 +88,17 @@ def hint(failure: Failure, url: str, model: str) -> str | None:
 
 
 def call_ollama(
-    request: Callable[[], T],
+    request: Callable[[], Part],
     policy: RetryPolicy,
     error_cls: type[ProviderError],
     *,
     what: str,
     url: str,
     model: str,
-) -> T:
-    """Run ``request`` with retries; raise ``error_cls`` on the final failure."""
-    return call_with_retries(
+) -> Steps[Any]:
+    """The pipeline running the step ``request()`` with retries; raises ``error_cls`` on
+    the final failure."""
+    return retrying(
         request,
         policy,
         error_cls,

@@ -4,10 +4,13 @@ The API key is resolved when the provider is created: ``config.api_key``, else
 ``$OPENAI_API_KEY`` (``$AZURE_OPENAI_API_KEY`` for Azure). OpenAI itself requires a key
 (:class:`ConfigError` otherwise); a custom ``base_url`` (local servers) gets a placeholder.
 The SDK's own retries are disabled: :mod:`memoweave_openai.retry` does them.
+:class:`OpenAITransport` holds the sync client and, made on first async use, one
+``AsyncOpenAI`` (``AsyncAzureOpenAI``) per event loop with the same settings.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -62,8 +65,9 @@ def _api_key(config: ConnectionConfig, endpoint: Endpoint) -> str:
     return PLACEHOLDER_KEY
 
 
-def build_client(config: ConnectionConfig) -> tuple[Any, Endpoint]:
-    """A synchronous ``openai.OpenAI`` (or ``AzureOpenAI``) client and its endpoint."""
+def build_client(config: ConnectionConfig, *, asynchronous: bool = False) -> tuple[Any, Endpoint]:
+    """An ``openai.OpenAI`` (or ``AzureOpenAI``; their ``Async`` classes when
+    ``asynchronous``) client and its endpoint."""
     endpoint = resolve_endpoint(config)
     api_key = _api_key(config, endpoint)
     try:
@@ -88,15 +92,69 @@ def build_client(config: ConnectionConfig) -> tuple[Any, Endpoint]:
                 hint="Set config.api_version (e.g. 2024-10-21) or $OPENAI_API_VERSION.",
                 details={"path": "config.api_version"},
             )
-        client = openai.AzureOpenAI(
+        azure = openai.AsyncAzureOpenAI if asynchronous else openai.AzureOpenAI
+        client = azure(
             azure_endpoint=endpoint.url,
             azure_deployment=config.azure_deployment,
             api_version=api_version,
             **common,
         )
     else:
-        client = openai.OpenAI(base_url=endpoint.url, project=config.project, **common)
+        plain = openai.AsyncOpenAI if asynchronous else openai.OpenAI
+        client = plain(base_url=endpoint.url, project=config.project, **common)
     return client, endpoint
 
 
-__all__ = ["OPENAI_URL", "PLACEHOLDER_KEY", "Endpoint", "build_client", "resolve_endpoint"]
+class OpenAITransport:
+    """The requests a provider makes, each with its native async twin (``chat`` →
+    ``achat``): the sync client built now (resolving the key), the async one per loop."""
+
+    def __init__(self, config: ConnectionConfig) -> None:
+        self._config = config
+        self.client, self.endpoint = build_client(config)
+        self._aclient: Any = None
+        self._aloop: Any = None
+
+    def _async_client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._aclient is None or self._aloop is not loop:
+            self._aclient, _ = build_client(self._config, asynchronous=True)
+            self._aloop = loop
+        return self._aclient
+
+    def chat(self, **params: Any) -> Any:
+        """``client.chat.completions.create(**params)``."""
+        return self.client.chat.completions.create(**params)
+
+    async def achat(self, **params: Any) -> Any:
+        """``await AsyncOpenAI.chat.completions.create(**params)``."""
+        return await self._async_client().chat.completions.create(**params)
+
+    def embeddings(self, **params: Any) -> Any:
+        """``client.embeddings.create(**params)``."""
+        return self.client.embeddings.create(**params)
+
+    async def aembeddings(self, **params: Any) -> Any:
+        """``await AsyncOpenAI.embeddings.create(**params)``."""
+        return await self._async_client().embeddings.create(**params)
+
+    def close(self) -> None:
+        """Close the sync client's connections."""
+        self.client.close()
+
+    async def aclose(self) -> None:
+        """Close both clients' connections."""
+        if self._aclient is not None:
+            await self._aclient.close()
+            self._aclient = None
+        self.close()
+
+
+__all__ = [
+    "OPENAI_URL",
+    "PLACEHOLDER_KEY",
+    "Endpoint",
+    "OpenAITransport",
+    "build_client",
+    "resolve_endpoint",
+]

@@ -7,6 +7,7 @@
 - Empty strings are sent as a single space (OpenAI rejects ``""``); ``embed([])`` does no I/O.
 - Vectors of an unexpected length raise :class:`EmbeddingError` (e.g. a server ignoring
   ``dimensions``); so does every transport or HTTP failure, with the server's message.
+- ``aembed`` is the native async twin (the same pipeline, awaited on ``AsyncOpenAI``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from memoweave.errors import EmbeddingError
 from memoweave.providers.embedder import Embedder, Purpose
 from memoweave.providers.embedder_support import VectorCheck, embed_in_batches, prepare_inputs
 from memoweave.providers.retry import RetryPolicy
-from memoweave_openai.client import Endpoint, build_client
+from memoweave.runtime.aio import awaitable
+from memoweave.runtime.steps import Steps, blocking, call
+from memoweave_openai.client import OpenAITransport
 from memoweave_openai.config import OpenAIEmbedderConfig
 from memoweave_openai.retry import call_openai
 
@@ -26,10 +29,10 @@ from memoweave_openai.retry import call_openai
 class OpenAIEmbedder(Embedder):
     """Embeddings from ``config``'s endpoint (see the module docstring)."""
 
-    def __init__(self, config: OpenAIEmbedderConfig, client: Any, endpoint: Endpoint) -> None:
+    def __init__(self, config: OpenAIEmbedderConfig, transport: OpenAITransport) -> None:
         self.config = config
-        self.endpoint = endpoint
-        self._client = client
+        self.endpoint = transport.endpoint
+        self._transport = transport
         self._policy = RetryPolicy.from_config(config)
         self._vectors = VectorCheck(
             config.dimensions or config.dims,
@@ -44,16 +47,18 @@ class OpenAIEmbedder(Embedder):
     @classmethod
     def from_config(cls, config: OpenAIEmbedderConfig) -> OpenAIEmbedder:
         """Build the client (resolving the API key now) and the provider."""
-        client, endpoint = build_client(config)
-        return cls(config, client, endpoint)
+        return cls(config, OpenAITransport(config))
 
     @property
     def dims(self) -> int | None:
         """Configured ``dimensions``/``dims``, else discovered by the first call."""
         return self._vectors.dims
 
-    def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
-        """Embed ``texts`` in order; raise ``EmbeddingError`` on failure."""
+    def _embed(
+        self, texts: Sequence[str], *, purpose: Purpose = "document"
+    ) -> Steps[list[list[float]]]:
+        """Embed ``texts`` in order; raise ``EmbeddingError`` on failure. The batches are
+        requested one after the other by ``embed``, concurrently by ``aembed``."""
         inputs = prepare_inputs(
             texts,
             purpose,
@@ -64,20 +69,25 @@ class OpenAIEmbedder(Embedder):
             return []
         if self._closed:
             raise EmbeddingError("this OpenAI embedder is closed", hint="Create a new provider.")
-        return embed_in_batches(inputs, self.config.batch_size, self._embed_batch)
+        return (yield from embed_in_batches(inputs, self.config.batch_size, self._embed_batch))
 
-    def close(self) -> None:
-        """Close the HTTP client. Idempotent."""
+    def _close(self) -> Steps[None]:
+        """Close the HTTP clients. Idempotent."""
         if not self._closed:
             self._closed = True
-            self._client.close()
+            yield call(self._transport.close)
 
-    def _embed_batch(self, batch: list[str]) -> list[list[float]]:
+    embed = blocking(_embed)
+    aembed = awaitable(_embed)
+    close = blocking(_close)
+    aclose = awaitable(_close)
+
+    def _embed_batch(self, batch: list[str]) -> Steps[list[list[float]]]:
         params: dict[str, Any] = {"model": self.config.model, "input": batch}
         if self.config.dimensions is not None:
             params["dimensions"] = self.config.dimensions
-        response = call_openai(
-            lambda: self._client.embeddings.create(**params),
+        response = yield from call_openai(
+            lambda: call(self._transport.embeddings, **params),
             self._policy,
             EmbeddingError,
             what=f"embedding with model {self.config.model!r}",

@@ -1,9 +1,11 @@
 """``OpenAILLM``: the :class:`memoweave.providers.llm.LLM` over OpenAI's chat completions.
 
-Works with OpenAI, Azure OpenAI and any OpenAI-compatible server. Structured output follows
-``config.structured_output`` (see :mod:`memoweave_openai.structured`); ``capabilities``
-reflects the mode in use (``auto`` may step down once and then stays there). Every failure
-is an :class:`LLMError` carrying the server's message; usage is reported on every answer.
+Works with OpenAI, Azure OpenAI and any OpenAI-compatible server; ``agenerate`` is the
+native async twin of ``generate`` (the same pipeline, awaited on ``AsyncOpenAI``).
+Structured output follows ``config.structured_output`` (see
+:mod:`memoweave_openai.structured`); ``capabilities`` reflects the mode in use (``auto`` may
+step down once and then stays there). Every failure is an :class:`LLMError` carrying the
+server's message; usage is reported on every answer.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from memoweave.providers.llm import (
     Usage,
 )
 from memoweave.providers.retry import RetryPolicy
-from memoweave_openai.client import Endpoint, build_client
+from memoweave.runtime.aio import awaitable
+from memoweave.runtime.steps import Steps, blocking, call
+from memoweave_openai.client import OpenAITransport
 from memoweave_openai.config import OpenAILLMConfig
 from memoweave_openai.messages import normalize_messages, parse_tool_calls
 from memoweave_openai.retry import call_openai
@@ -55,10 +59,10 @@ def _usage_dict(usage: Usage) -> dict[str, int]:
 class OpenAILLM(LLM):
     """Chat completions against ``config``'s endpoint (see the module docstring)."""
 
-    def __init__(self, config: OpenAILLMConfig, client: Any, endpoint: Endpoint) -> None:
+    def __init__(self, config: OpenAILLMConfig, transport: OpenAITransport) -> None:
         self.config = config
-        self.endpoint = endpoint
-        self._client = client
+        self.endpoint = endpoint = transport.endpoint
+        self._transport = transport
         self._mode = initial_mode(config.structured_output)
         self._auto = config.structured_output == "auto"
         self._vision = endpoint.official if config.vision is None else config.vision
@@ -72,8 +76,7 @@ class OpenAILLM(LLM):
     @classmethod
     def from_config(cls, config: OpenAILLMConfig) -> OpenAILLM:
         """Build the client (resolving the API key now) and the provider."""
-        client, endpoint = build_client(config)
-        return cls(config, client, endpoint)
+        return cls(config, OpenAITransport(config))
 
     @property
     def capabilities(self) -> LLMCapabilities:  # type: ignore[override]
@@ -90,7 +93,7 @@ class OpenAILLM(LLM):
         """The structured-output mode in use (``auto`` resolved)."""
         return self._mode
 
-    def generate(
+    def _generate(
         self,
         messages: list[Message],
         *,
@@ -98,7 +101,7 @@ class OpenAILLM(LLM):
         tools: list[dict[str, Any]] | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
-    ) -> LLMResponse:
+    ) -> Steps[LLMResponse]:
         """Answer ``messages``; raise ``LLMError`` on any failure (see module docstring)."""
         if self._closed:
             raise LLMError("this OpenAI LLM provider is closed", hint="Create a new provider.")
@@ -106,14 +109,19 @@ class OpenAILLM(LLM):
         request = json_request(response_format)
         params = self._base_params(function_tools(tools), temperature, max_tokens)
         if request is None:
-            return self._complete(chat, params)
-        return self._generate_json(chat, params, request)
+            return (yield from self._complete(chat, params))
+        return (yield from self._generate_json(chat, params, request))
 
-    def close(self) -> None:
-        """Close the HTTP client. Idempotent."""
+    def _close(self) -> Steps[None]:
+        """Close the HTTP clients. Idempotent."""
         if not self._closed:
             self._closed = True
-            self._client.close()
+            yield call(self._transport.close)
+
+    generate = blocking(_generate)
+    agenerate = awaitable(_generate)
+    close = blocking(_close)
+    aclose = awaitable(_close)
 
     # -- internals ----------------------------------------------------------------------
 
@@ -167,7 +175,7 @@ class OpenAILLM(LLM):
 
     def _generate_json(
         self, chat: list[Message], params: dict[str, Any], request: JsonRequest
-    ) -> LLMResponse:
+    ) -> Steps[LLMResponse]:
         mode: str | None = self._mode
         first_error: LLMError | None = None
         tried: list[dict[str, Any] | None] = []
@@ -182,7 +190,7 @@ class OpenAILLM(LLM):
                 call["response_format"] = fmt
             probing = self._auto and fmt is not None and next_mode(mode) is not None
             try:
-                response = self._complete(
+                response = yield from self._complete(
                     with_instruction(chat, instruction(request, mode)),
                     call,
                     permanent=(lambda message: _FIELD in message) if probing else None,
@@ -220,9 +228,9 @@ class OpenAILLM(LLM):
         chat: list[Message],
         params: dict[str, Any],
         permanent: Callable[[str], bool] | None = None,
-    ) -> LLMResponse:
-        completion = call_openai(
-            lambda: self._client.chat.completions.create(messages=chat, **params),
+    ) -> Steps[LLMResponse]:
+        completion = yield from call_openai(
+            lambda: call(self._transport.chat, messages=chat, **params),
             self._policy,
             LLMError,
             what=f"chat completion with model {self.config.model!r}",

@@ -1,11 +1,12 @@
 """How ``openai`` SDK errors are retried and reported (the loop is
 :mod:`memoweave.providers.retry`).
 
-:func:`call_openai` runs one request, retrying on connection errors, timeouts and HTTP
-408/409/429/5xx (``retry_backoff * 2**n`` seconds, capped by ``retry_max_delay``; a
-server's ``Retry-After`` wins when it is within the cap). Every other failure, and the
-last one, is raised as the given :class:`ProviderError` subclass whose message carries the
-server's own error text; ``details`` holds ``status``, ``body``, ``url``, ``attempts``.
+:func:`call_openai` is the pipeline running one request, retrying on connection errors,
+timeouts and HTTP 408/409/429/5xx (``retry_backoff * 2**n`` seconds, capped by
+``retry_max_delay``; a server's ``Retry-After`` wins when it is within the cap). Every other
+failure, and the last one, is raised as the given :class:`ProviderError` subclass whose
+message carries the server's own error text; ``details`` holds ``status``, ``body``,
+``url``, ``attempts``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from memoweave.errors import ProviderError
-from memoweave.providers.retry import Failure, RetryPolicy, call_with_retries, retryable_status
+from memoweave.providers.retry import Failure, RetryPolicy, retryable_status, retrying
+from memoweave.runtime.steps import Part, Steps
 
 T = TypeVar("T")
 
@@ -108,20 +110,21 @@ def hint(failure: Failure, url: str) -> str | None:
 
 
 def call_openai(
-    request: Callable[[], T],
+    request: Callable[[], Part],
     policy: RetryPolicy,
     error_cls: type[ProviderError],
     *,
     what: str,
     url: str,
     permanent: Callable[[str], bool] | None = None,
-) -> T:
-    """Run ``request`` with retries; raise ``error_cls`` on the final failure.
+) -> Steps[Any]:
+    """The pipeline running the step ``request()`` with retries; raises ``error_cls`` on
+    the final failure.
 
     ``permanent(server_message)`` returning True marks an otherwise retryable HTTP error as
     final (e.g. a server answering 500 to a request field it does not know).
     """
-    return call_with_retries(
+    return retrying(
         request,
         policy,
         error_cls,

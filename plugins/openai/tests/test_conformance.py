@@ -10,7 +10,12 @@ import pytest
 from memoweave.plugins import load_registry
 from memoweave.providers.embedder import Embedder
 from memoweave.providers.llm import LLM
-from memoweave.testing import EmbedderConformance, LLMConformance
+from memoweave.testing import (
+    AsyncEmbedderConformance,
+    AsyncLLMConformance,
+    EmbedderConformance,
+    LLMConformance,
+)
 
 CHAT_ALIAS = "smollm2-135m"
 EMBED_ALIAS = "all-minilm-l6-v2"
@@ -53,6 +58,50 @@ class TestOpenAIEmbedderConformance(EmbedderConformance):
 
     @pytest.fixture
     def embedder(self, openai_embed_server: Any) -> Iterator[Embedder]:
+        provider = load_registry().create(
+            "embedder",
+            "openai",
+            {"base_url": openai_embed_server.url + "/v1", "model": EMBED_ALIAS, "max_retries": 0},
+        )
+        yield provider
+        provider.close()
+
+    def provider_for_url(self, base_url: str) -> Embedder:
+        return _remote("embedder", base_url, EMBED_ALIAS)
+
+
+class TestOpenAILLMAsyncConformance(AsyncLLMConformance):
+    """The LLM suite through ``agenerate`` (``AsyncOpenAI``) on the same server."""
+
+    remote = True
+
+    @pytest.fixture
+    def async_llm(self, openai_chat_server: Any) -> Iterator[LLM]:
+        provider = load_registry().create(
+            "llm",
+            "openai",
+            {
+                "base_url": openai_chat_server.url + "/v1",
+                "model": CHAT_ALIAS,
+                "structured_output": "json_object_schema",
+                "max_retries": 0,
+            },
+        )
+        yield provider
+        provider.close()
+
+    def provider_for_url(self, base_url: str) -> LLM:
+        return _remote("llm", base_url, CHAT_ALIAS)
+
+
+class TestOpenAIEmbedderAsyncConformance(AsyncEmbedderConformance):
+    """The embedder suite through ``aembed`` (``AsyncOpenAI``) on the same server."""
+
+    remote = True
+    semantic = True
+
+    @pytest.fixture
+    def async_embedder(self, openai_embed_server: Any) -> Iterator[Embedder]:
         provider = load_registry().create(
             "embedder",
             "openai",

@@ -170,6 +170,12 @@ class _Keys:
     def take(self, key: str, default: Any = None) -> Any:
         return self.left.pop(key, default)
 
+    def move(self, key: str, target: dict[str, Any], name: str | None = None) -> None:
+        """Consume ``key``; a value that is set goes to ``target[name or key]``."""
+        value = self.take(key)
+        if value not in (None, ""):
+            target[name or key] = value
+
     def accept_default(self, key: str, default: Any) -> None:
         """Accept ``key`` only at mem0's default value (which memoweave also implies)."""
         if key in self.left and self.left[key] != default:
@@ -259,10 +265,8 @@ def _milvus(keys: _Keys) -> dict[str, Any]:
 def _upstash(keys: _Keys) -> dict[str, Any]:
     _no_client(keys, "Pass url and token (or UPSTASH_VECTOR_REST_URL/TOKEN) instead.")
     config: dict[str, Any] = {}
-    for key in ("url", "token"):
-        value = keys.take(key)
-        if value is not None:
-            config[key] = value
+    keys.move("url", config)
+    keys.move("token", config)
     if keys.take("enable_embeddings", False):
         config["embeddings"] = "server"
     keys.done()
@@ -302,9 +306,9 @@ def _azure(keys: _Keys) -> dict[str, Any]:
             "has no memoweave equivalent",
             "Use azure_endpoint, azure_deployment, api_version, api_key, default_headers.",
         )
-    if keys.left.get("api_key") is not None:
-        out.setdefault("api_key", keys.take("api_key"))
-    keys.take("api_key")
+    if "api_key" in out:
+        keys.take("api_key")
+    keys.move("api_key", out)
     return out
 
 
@@ -333,24 +337,21 @@ def _llm(section: dict[str, Any]) -> dict[str, Any]:
         keys.accept_default("vision_details", "auto")
         keys.accept_default("store", None)
         keys.accept_default("is_reasoning_model", None)
-        if keys.left.get("reasoning_effort") is not None:
-            config.setdefault("extra_body", {})["reasoning_effort"] = keys.take("reasoning_effort")
-        keys.take("reasoning_effort")
+        extra = config.get("extra_body", {})
+        keys.move("reasoning_effort", extra)
+        if extra:
+            config["extra_body"] = extra
         keys.accept_default("lmstudio_response_format", None)
         keys.done(_COMMON_REFUSALS)
         return {"provider": "openai", "config": config}
     if provider == "ollama":
-        if keys.left.get("ollama_base_url"):
-            config["host"] = keys.take("ollama_base_url")
-        keys.take("ollama_base_url")
+        keys.move("ollama_base_url", config, "host")
         config["model"] = keys.take("model") or "llama3.1:70b"
         options: dict[str, Any] = {}
-        for key in ("temperature", "max_tokens"):
-            if keys.left.get(key) is not None:
-                config[key] = keys.take(key)
-        for key in ("top_p", "top_k"):
-            if keys.left.get(key) is not None:
-                options[key] = keys.take(key)
+        keys.move("temperature", config)
+        keys.move("max_tokens", config)
+        keys.move("top_p", options)
+        keys.move("top_k", options)
         if options:
             config["options"] = options
         if keys.take("enable_vision", False):
@@ -368,10 +369,8 @@ def _llm(section: dict[str, Any]) -> dict[str, Any]:
 
 
 def _sampling(keys: _Keys, config: dict[str, Any], *, extra_body: bool) -> None:
-    for key in ("temperature", "max_tokens"):
-        value = keys.take(key)
-        if value is not None:
-            config[key] = value
+    keys.move("temperature", config)
+    keys.move("max_tokens", config)
     for key in ("top_p", "top_k"):
         value = keys.take(key)
         if value is None:
@@ -402,9 +401,7 @@ def _embedder(section: dict[str, Any], store: dict[str, Any]) -> dict[str, Any] 
         keys.done(_COMMON_REFUSALS)
         return {"provider": "openai", "config": config}
     if provider == "ollama":
-        if keys.left.get("ollama_base_url"):
-            config["host"] = keys.take("ollama_base_url")
-        keys.take("ollama_base_url")
+        keys.move("ollama_base_url", config, "host")
         config["model"] = keys.take("model") or "nomic-embed-text"
         if dims:
             config["dims"] = dims
@@ -426,8 +423,7 @@ def _huggingface(keys: _Keys, dims: Any) -> dict[str, Any]:
     kwargs = dict(keys.take("model_kwargs") or {})
     if base_url:  # a text-embeddings-inference server speaks the OpenAI embeddings API
         config: dict[str, Any] = {"base_url": base_url, "model": model or "tei"}
-        if keys.left.get("api_key"):
-            config["api_key"] = keys.take("api_key")
+        keys.move("api_key", config)
         if dims:
             config["dims"] = dims
         keys.done(_COMMON_REFUSALS)
@@ -455,12 +451,8 @@ def _reranker(section: dict[str, Any]) -> dict[str, Any]:
         config: dict[str, Any] = {
             "model": keys.take("model") or "cross-encoder/ms-marco-MiniLM-L-6-v2"
         }
-        if keys.left.get("device"):
-            config["device"] = keys.take("device")
-        keys.take("device")
-        if keys.left.get("batch_size"):
-            config["batch_size"] = keys.take("batch_size")
-        keys.take("batch_size")
+        keys.move("device", config)
+        keys.move("batch_size", config)
         keys.take("top_k")  # memoweave passes retrieval.rerank_top_n results to the reranker
         keys.done()
         return {"provider": "cross-encoder", "config": config}

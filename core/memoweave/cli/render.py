@@ -101,19 +101,21 @@ def search_table(results: Sequence[Mapping[str, Any]], *, title: str, explain: b
         if explain:
             signals = hit.get("explain") or {}
             for name in signal_names:
-                row.append(_signal_cell(signals.get(name)))
+                row.append(_signal_cell(signals.get(name), hit.get("score", 0.0)))
         table.add_row(*row)
     if not results:
         table.caption = "no results"
     return table
 
 
-def _signal_cell(signal: Mapping[str, Any] | None) -> str:
+def _signal_cell(signal: Mapping[str, Any] | None, score: float) -> str:
+    """Rank, raw score and the signal's share of the result's score."""
     if not signal:
         return "-"
     cell = f"#{int(signal['rank'])} {signal['score']:.2f}"
     if "contribution" in signal:
-        cell += f" ({signal['contribution']:.0%})"
+        share = signal["contribution"] / score if score > 0 else 0.0
+        cell += f" ({share:.0%})"
     return cell
 
 

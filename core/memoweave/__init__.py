@@ -2,6 +2,7 @@
 
 from memoweave.errors import (
     ConfigError,
+    ConsistencyError,
     DuplicateProviderError,
     EmbeddingError,
     FilterError,
@@ -24,6 +25,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AsyncMemory",
     "ConfigError",
+    "ConsistencyError",
     "DuplicateProviderError",
     "EmbeddingError",
     "FilterError",

@@ -163,6 +163,14 @@ class ServerError(MemoweaveError):
     default_hint = "Check the server URL (--server / MEMOWEAVE_SERVER) and that it is running."
 
 
+class ConsistencyError(MemoweaveError):
+    """The vector store and the history disagree when a memory opens (one was deleted,
+    moved or replaced); nothing was changed."""
+
+    code = "store_history_mismatch"
+    default_hint = "Run `memoweave doctor` to see what disagrees, `--repair` to fix it."
+
+
 class HistoryError(MemoweaveError):
     """The history database failed or is locked."""
 
@@ -174,6 +182,7 @@ class HistoryError(MemoweaveError):
 
 __all__ = [
     "ConfigError",
+    "ConsistencyError",
     "DuplicateProviderError",
     "EmbeddingError",
     "FilterError",

@@ -6,6 +6,7 @@ import click
 
 from memoweave import __version__
 from memoweave.cli.demo_cmd import demo
+from memoweave.cli.doctor_cmd import doctor
 from memoweave.cli.plugin_commands import PluginCommandGroup
 from memoweave.cli.plugins_cmd import plugins
 from memoweave.cli.read_cmds import get, history, list_memories, search
@@ -33,6 +34,7 @@ for _command in (
     export_cmd,
     import_cmd,
     demo,
+    doctor,
     plugins,
 ):
     main.add_command(_command)

@@ -132,6 +132,11 @@ class KeywordIndex:
         conn.execute(f"DELETE FROM keyword_fts WHERE rowid IN ({_FTS_ROWIDS}{clauses})", params)
         conn.execute(f"DELETE FROM keyword_docs WHERE {clauses}", params)
 
+    def indexed_ids(self) -> set[str]:
+        """Every memory id the index holds (for ``memoweave doctor``)."""
+        with self._history.snapshot() as conn:
+            return {row[0] for row in conn.execute("SELECT memory_id FROM keyword_docs")}
+
     def reset(self) -> None:
         """Remove every row."""
         self._generation += 1

@@ -265,8 +265,57 @@ class HistoryStore:
         clauses = " AND ".join(f"{key}=?" for key in scope)
         conn.execute(f"DELETE FROM messages WHERE {clauses}", tuple(scope.values()))
 
+    # -- bookkeeping: the meta table and the store/history agreement ------------------------
+
+    def meta(self, key: str) -> str | None:
+        """A bookkeeping value (``None`` if unset)."""
+        with self.snapshot() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        """Set (or, with ``None``, clear) a bookkeeping value."""
+        with self.transaction() as conn:
+            if value is None:
+                conn.execute("DELETE FROM meta WHERE key=?", (key,))
+            else:
+                conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def bind_collection(self, name: str) -> set[str]:
+        """Record that collection ``name`` uses this database; returns the collections
+        recorded before (empty for a database no collection has used yet)."""
+        with self.snapshot() as conn:
+            rows = conn.execute("SELECT key FROM meta WHERE key LIKE 'collection:%'").fetchall()
+        bound = {row[0].removeprefix("collection:") for row in rows}
+        if name not in bound:
+            with self.transaction() as conn:
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
+                    (f"collection:{name}", "bound"),
+                )
+        return bound
+
+    def has_live_memories(self) -> bool:
+        """Whether some memory has a committed ADD and no DELETE (cheap: stops at the first)."""
+        with self.snapshot() as conn:
+            row = conn.execute(
+                "SELECT 1 FROM history h WHERE h.event='ADD' AND h.status='committed' AND "
+                "NOT EXISTS (SELECT 1 FROM history d WHERE d.memory_id=h.memory_id "
+                "AND d.status='committed' AND d.event='DELETE') LIMIT 1"
+            ).fetchone()
+        return row is not None
+
+    def live_memory_ids(self) -> set[str]:
+        """Every memory with a committed ADD and no DELETE (a full scan, for the doctor)."""
+        with self.snapshot() as conn:
+            rows = conn.execute(
+                "SELECT memory_id FROM history WHERE status='committed' GROUP BY memory_id "
+                "HAVING MAX(event='ADD') = 1 AND MAX(event='DELETE') = 0"
+            ).fetchall()
+        return {row[0] for row in rows}
+
     def reset(self) -> None:
-        """Delete every row of every table."""
+        """Delete every history, message and journal row (the meta table is kept)."""
         with self.transaction() as conn:
             conn.execute("DELETE FROM history")
             conn.execute("DELETE FROM messages")

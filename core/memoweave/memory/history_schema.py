@@ -14,6 +14,9 @@ Versions:
   structured ``user_id`` / ``agent_id`` / ``run_id`` columns; no row is dropped.
 - 2: ``journal.owner``, the process that has the write in flight
   (:mod:`memoweave.memory.owners`); rows of older versions have none and count as crashed.
+- 3: a ``meta`` key/value table: the collections the database has been used with (for the
+  store/history agreement check, :mod:`memoweave.memory.consistency`) and the marker of a
+  ``reset`` in progress.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import sqlite3
 from memoweave.errors import HistoryError
 from memoweave.memory.scope import scope_key
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _HISTORY = """
 CREATE TABLE IF NOT EXISTS history (
@@ -52,6 +55,10 @@ CREATE TABLE IF NOT EXISTS journal (
     created_at TEXT NOT NULL,
     undo TEXT NOT NULL,
     owner TEXT
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 );
 """
 

@@ -21,6 +21,7 @@ from typing import Any
 from memoweave.errors import NotFound, ValidationError
 from memoweave.memory import items as it
 from memoweave.memory.actions import DeleteMemory, EditMemory, ExistingMemory, ExtractionRequest
+from memoweave.memory.consistency import check_on_open, reset_all, reset_interrupted
 from memoweave.memory.history import StoredMessage
 from memoweave.memory.messages import NormalizedMessage, normalize_messages
 from memoweave.memory.providers import MemoryProviders
@@ -221,15 +222,9 @@ class MemoryOperations:
     def reset(self) -> Steps[None]:
         """See :meth:`memoweave.Memory.reset`."""
         yield from self.ensure_ready()
-        p = self.providers
         yield call(self.coordinator.acquire_all)
         try:
-            yield call(p.vector_store.drop_collection)
-            if p.graph_store is not None:
-                yield call(p.graph_store.drop_graph)
-            yield call(p.history.reset)
-            if p.indexes is not None:
-                yield call(p.indexes.reset)
+            yield call(reset_all, self.providers)
             self._ready = False
         finally:
             self.coordinator.release_all()
@@ -359,7 +354,8 @@ class MemoryOperations:
     # -- lifecycle --------------------------------------------------------------------------
 
     def ensure_ready(self) -> Steps[None]:
-        """Bind the collection and roll back writes a crash left half-done (once)."""
+        """Bind the collection, finish an interrupted reset, roll back writes a crash left
+        half-done and check that store and history agree (once)."""
         if self._ready:
             return
         p = self.providers
@@ -374,7 +370,10 @@ class MemoryOperations:
             yield call(p.vector_store.ensure_collection, self._collection, dims, "cosine")
             if p.graph_store is not None:
                 yield call(p.graph_store.ensure_graph, graph_name_for(self._collection))
+            if (yield call(reset_interrupted, p.history)):
+                yield call(reset_all, p)  # a reset a crash interrupted: finish it
             yield from recover(p.vector_store, p.history, p.graph_store)
+            yield call(check_on_open, p.vector_store, p.history, self._collection)
             self._ready = True
         finally:
             self.coordinator.release_all()

@@ -28,3 +28,26 @@ def test_doctor_reports_repairs_and_then_passes(cli_invoke: Any, tmp_path: Path)
     assert report["store and history"] == "fixed"
     listed = cli_invoke("list", "--user-id", "alice", "--json")
     assert [r["memory"] for r in json.loads(listed.stdout)["results"]] == ["I keep bees"]
+
+
+def test_doctor_repairs_a_lost_edge_metadata_file_on_the_default_stack(
+    tmp_path: Path, monkeypatch: Any, cli_onnx_available: None
+) -> None:
+    from click.testing import CliRunner
+
+    from memoweave.cli.main import main
+
+    monkeypatch.setenv("MEMOWEAVE_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("MEMOWEAVE_CONFIG", raising=False)
+    runner = CliRunner()
+    added = runner.invoke(main, ["add", "I keep bees", "--user-id", "a", "--no-infer"])
+    assert added.exit_code == 0, added.output
+    (tmp_path / "home" / "qdrant-edge" / "memoweave" / "memoweave.json").unlink()
+    refused = runner.invoke(main, ["list", "--user-id", "a"])
+    assert refused.exit_code == 2 and "nothing was deleted" in refused.stderr
+    assert runner.invoke(main, ["doctor"]).exit_code == 2
+    fixed = runner.invoke(main, ["doctor", "--repair"])
+    assert fixed.exit_code == 0, fixed.output
+    assert "FIXED  collection: rebuilt" in fixed.output
+    listed = runner.invoke(main, ["list", "--user-id", "a", "--json"])
+    assert [r["memory"] for r in json.loads(listed.stdout)["results"]] == ["I keep bees"]

@@ -12,6 +12,7 @@ import pytest
 from memoweave import Memory
 from memoweave.cli.provider_checks import provider_checks
 from memoweave.config import MemoryConfig
+from memoweave.memory.history_schema import SCHEMA_VERSION
 from memoweave.stores.memory import InMemoryVectorStore
 from memoweave.testing.helpers import closed_port_url
 
@@ -48,7 +49,9 @@ def test_a_healthy_configuration(tmp_path: Path, cli_onnx_available: None) -> No
     assert checks["collection 'memoweave': dimensions agree with the embedder"].detail == (
         "384 dimensions, cosine"
     )
-    assert "version 2" in checks[f"history {tmp_path / 'history.db'}: schema"].detail
+    assert (
+        f"version {SCHEMA_VERSION}" in checks[f"history {tmp_path / 'history.db'}: schema"].detail
+    )
 
 
 def test_failures_name_their_fix(tmp_path: Path, cli_onnx_available: None) -> None:

@@ -1,5 +1,9 @@
 """``memoweave doctor``: checks that a configuration's data is whole, one line per check.
 
+These are the data checks; the provider checks (plugins installed, configuration,
+reachable, dimensions, history writable and its schema) are
+:mod:`memoweave.cli.provider_checks`, run first by the command.
+
 Each check is one function decorated with :func:`check`; it receives the :class:`Doctor`
 (the configuration, the providers built once, facts computed once) and returns a
 :class:`Finding`: ``ok``, ``warn``, ``fail`` (with the fix), ``fixed`` (``--repair`` did
@@ -24,7 +28,6 @@ from typing import Any, Literal
 
 from memoweave.errors import MemoweaveError, VectorStoreError
 from memoweave.memory.consistency import RESET_MARKER, reset_all, stored_memory_count
-from memoweave.memory.history_schema import SCHEMA_VERSION, schema_version
 from memoweave.memory.providers import MemoryProviders, build_providers, coerce_config
 from memoweave.memory.repair import rebuild_history, reembed_from_history, reindex
 from memoweave.memory.transaction import recover
@@ -67,13 +70,17 @@ class Doctor:
         self.bound = False
 
     def _once(self, what: str, build: Callable[[], Any]) -> Any:
-        """``build()`` the first time; later calls reuse it, or skip if it failed."""
+        """``build()`` the first time; later calls reuse it. A failure makes every check
+        that needs it a skip (the provider checks report the failure itself)."""
         if what not in self._built:
-            self._built[what] = None
-            self._built[what] = build()
-        if self._built[what] is None:
-            raise Unavailable(f"the {what} could not be built")
-        return self._built[what]
+            try:
+                self._built[what] = build()
+            except MemoweaveError as exc:
+                self._built[what] = Unavailable(f"the {what} did not start: {exc.message}")
+        built = self._built[what]
+        if isinstance(built, Unavailable):
+            raise built
+        return built
 
     @property
     def config(self) -> Any:
@@ -107,7 +114,7 @@ class Doctor:
                 return records
 
     def close(self) -> None:
-        if self._built.get("providers") is not None:
+        if isinstance(self._built.get("providers"), MemoryProviders):
             self.providers.close()
 
 
@@ -143,34 +150,6 @@ def run_doctor(config: Any = None, *, repair: bool = False, **overrides: Any) ->
 
 
 # -- the checks ------------------------------------------------------------------------
-
-
-@check("configuration")
-def _configuration(doctor: Doctor) -> Finding:
-    source = doctor.config.source or "the embedded defaults (no --config)"
-    return Finding.ok("configuration", f"read from {source}")
-
-
-@check("providers")
-def _providers(doctor: Doctor) -> Finding:
-    p = doctor.providers
-    names = ", ".join(
-        f"{kind} {type(provider).__name__}"
-        for kind, provider in (("store", p.vector_store), ("embedder", p.embedder), ("llm", p.llm))
-        if provider is not None
-    )
-    return Finding.ok("providers", f"{names} started")
-
-
-@check("history schema")
-def _history_schema(doctor: Doctor) -> Finding:
-    history = doctor.providers.history
-    with history.snapshot() as conn:
-        version = schema_version(conn)
-    created = ", created by this run" if history.created else ""
-    return Finding.ok(
-        "history schema", f"{history.path}: version {version} of {SCHEMA_VERSION}{created}"
-    )
 
 
 @check("collection")

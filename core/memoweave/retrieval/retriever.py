@@ -48,7 +48,7 @@ from memoweave.retrieval.entities import entity_scores
 from memoweave.retrieval.fusion import fuse_calibrated, fuse_rrf, signal_value
 from memoweave.retrieval.graph import GraphContext, graph_context, graph_hits, graph_relations
 from memoweave.retrieval.keyword import keyword_payloads, keyword_scores
-from memoweave.retrieval.profiles import PROFILES, SIGNALS, Profile, profile_of
+from memoweave.retrieval.profiles import KIND_FACT, PROFILES, SIGNALS, Profile, profile_of
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
 from memoweave.runtime.steps import Steps, call, gather
 
@@ -143,7 +143,7 @@ class Retriever:
             for name, signal in cand.signals.items():
                 signal.value = signal_value(name, signal, keyword.ceiling)
         if settings.fusion == "rrf":
-            fuse_rrf(candidates, self._weights(None), settings.rrf_k)
+            fuse_rrf(candidates, self._weights(PROFILES[KIND_FACT]), settings.rrf_k)
         else:
             for cand in candidates.values():
                 profile = profile_of(cand.payload)
@@ -155,11 +155,11 @@ class Retriever:
             ranked = yield from self._rerank(query, ranked[: settings.rerank_top_n])
         return ranked[:top_k]
 
-    def _weights(self, profile: Profile | None) -> dict[str, float]:
-        """Each signal's weight: the profile's fitted one (none for ``rrf``) unless the
-        settings set it; the graph's from the settings."""
+    def _weights(self, profile: Profile) -> dict[str, float]:
+        """Each signal's weight: the profile's fitted one unless the settings set it; the
+        graph's from the settings (``rrf`` weighs ranks with the fact profile's)."""
         settings = self._settings
-        weights = profile.weights() if profile is not None else {}
+        weights = profile.weights()
         for name in SIGNALS:
             if (override := getattr(settings, f"{name}_weight")) is not None:
                 weights[name] = override

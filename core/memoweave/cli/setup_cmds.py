@@ -127,7 +127,10 @@ def init(output: Path, store: str, embedder: str, llm: str, home: str, force: bo
         "# the environment. Use it with --config FILE or MEMOWEAVE_CONFIG=FILE.\n" + body
     )
     output.write_text(text, encoding="utf-8")
-    click.echo(f"Wrote {output}; use it with --config {output} (or MEMOWEAVE_CONFIG={output}).")
+    click.echo(
+        f"Wrote {output}; check it with: memoweave doctor --config {output} "
+        f"(then pass --config {output}, or set MEMOWEAVE_CONFIG={output})."
+    )
 
 
 @click.command()

@@ -197,3 +197,13 @@ def test_turns_and_facts_are_told_apart_and_weighed_differently(
     for name in ("dense", "keyword"):
         assert as_fact["explain"][name]["value"] == pytest.approx(as_turn["explain"][name]["value"])
     assert as_fact["score"] != pytest.approx(as_turn["score"])
+
+
+def test_vectors_that_cannot_be_compared_give_no_dense_score() -> None:
+    # a store that embeds text itself gets the query as text (an empty vector): memories
+    # only the keyword signal found then have no dense score instead of a crash
+    from memoweave.retrieval.dense import cosine
+
+    assert cosine([], [0.1, 0.2]) is None and cosine([1.0], [0.5, 0.5]) is None
+    assert cosine([1.0, 0.0], [0.0, 1.0]) == 0.0
+    assert cosine([0.0, 0.0], [1.0, 1.0]) == 0.0

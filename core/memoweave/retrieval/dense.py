@@ -24,8 +24,11 @@ def dense_hits(
     return [(h.id, h.score, h.payload) for h in hits]
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine similarity of two vectors (0.0 if either is zero)."""
+def cosine(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Cosine similarity of two vectors (0.0 if either is zero); ``None`` when they cannot
+    be compared (different lengths: e.g. a store that embeds the query text itself)."""
+    if len(a) != len(b) or not a:
+        return None
     dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
     norms = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b))
     return dot / norms if norms > 0 else 0.0

@@ -124,7 +124,7 @@ class Retriever:
             with_vectors=True,
         )
         collect(candidates, keyword.hits)
-        cosines = {i: s for i, s, _ in dense}
+        cosines: dict[str, float | None] = {i: s for i, s, _ in dense}
         cosines.update({i: cosine(vectors[0], v) for i, v in keyword.vectors.items()})
         if graph is not None and graph.scores and settings.graph_weight > 0:
             known = {i: c.payload for i, c in candidates.items()}
@@ -136,7 +136,7 @@ class Retriever:
         if unscored:  # brought in by the graph only: their dense score from their vectors
             records = yield call(store.get, unscored, with_vectors=True)
             cosines.update({r.id: cosine(vectors[0], r.vector) for r in records if r.vector})
-        record(candidates, "dense", cosines)
+        record(candidates, "dense", {i: c for i, c in cosines.items() if c is not None})
         record(candidates, "keyword", keyword.scores)
         yield from self._rescore(candidates, query, scope=scope, statuses=statuses, now=now)
         for cand in candidates.values():

@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 
 from memoweave.errors import ValidationError
+from memoweave.memory import Memory
+from memoweave.stores.graph_memory import InMemoryGraphStore
+from memoweave.stores.memory import InMemoryVectorStore
 from memoweave.testing.doubles import HashingEmbedder
 from memoweave.transfer import export_jsonl, import_jsonl
 
@@ -167,3 +170,19 @@ def test_import_from_a_stream(make_memory: MakeMemory, tmp_path: Path) -> None:
         memory, io.StringIO(text), batch_size=3, progress=lambda *a: seen.append(a)
     )
     assert report.written == 4 and seen == [(3, 4), (4, 4)]
+
+
+def test_imported_memories_get_their_graph_relations(tmp_path: Path) -> None:
+    line = {**sample_lines(5)[-1], "id": "00000000-0000-0000-0000-0000000000aa"}
+    line["memory"] = "Caroline met Melanie in Boston"
+    graph = InMemoryGraphStore()
+    config = {"history_db_path": str(tmp_path / "h.db")}
+    with Memory(
+        config, embedder=HashingEmbedder(), vector_store=InMemoryVectorStore(), graph_store=graph
+    ) as memory:
+        import_jsonl(memory, write_export(tmp_path / "in.jsonl", [line]))
+        scope = {k: line[k] for k in ("user_id", "agent_id", "run_id") if line.get(k)}
+        assert {r.memory_id for r in graph.relations(scope)} == {line["id"]}
+        assert ("caroline", "co_mentioned", "melanie") in {
+            r.triple() for r in graph.relations(scope)
+        }

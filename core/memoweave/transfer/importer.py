@@ -332,7 +332,7 @@ def _write_batch(
     if indexes is not None and plan.upserts:
         docs = [it.index_doc(r.id, r.payload) for r in plan.upserts]
         plan.on_commit.append(lambda conn: indexes.upsert(conn, docs))
-    run(apply_plan(plan, store, history, it.iso(it.utcnow())))
+    run(apply_plan(plan, store, history, it.iso(it.utcnow()), providers.graph_store))
 
 
 def _kept_vector(

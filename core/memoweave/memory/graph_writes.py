@@ -39,10 +39,10 @@ from memoweave.providers.graph_store import (
 )
 from memoweave.providers.vector_store import STATUS_KEY, StoredRecord, VectorRecord
 
-Scope = dict[str, str]
+ScopeDict = dict[str, str]
 
 
-def write_scope(payload: Mapping[str, Any]) -> Scope:
+def write_scope(payload: Mapping[str, Any]) -> ScopeDict:
     """The exact scope a stored memory was written in."""
     return {k: payload[k] for k in GRAPH_SCOPE_KEYS if isinstance(payload.get(k), str)}
 
@@ -68,8 +68,8 @@ class GraphChange:
     """What one write does to the graph and how to undo it."""
 
     upserts: list[GraphRelation] = field(default_factory=list)
-    deletes: list[tuple[Scope, list[str]]] = field(default_factory=list)
-    touched: list[tuple[Scope, list[str]]] = field(default_factory=list)
+    deletes: list[tuple[ScopeDict, list[str]]] = field(default_factory=list)
+    touched: list[tuple[ScopeDict, list[str]]] = field(default_factory=list)
     before: list[GraphRelation] = field(default_factory=list)
     before_entities: list[GraphEntity] = field(default_factory=list)
 
@@ -114,10 +114,11 @@ def plan_graph(
 ) -> GraphChange:
     """The graph side of one write (see the module docstring)."""
     change = GraphChange()
-    groups: dict[tuple[str, ...], tuple[Scope, list[str]]] = {}
-    for memory_id in [r.id for r in upserts] + list(deletes):
+    groups: dict[tuple[str, ...], tuple[ScopeDict, list[str]]] = {}
+    written = {r.id: r.payload for r in upserts}
+    for memory_id in dict.fromkeys([*written, *deletes]):
         record = before.get(memory_id)
-        payload = record.payload if record is not None else _payload_of(upserts, memory_id)
+        payload = record.payload if record is not None else written.get(memory_id, {})
         scope = write_scope(payload)
         if scope:
             key = tuple(scope.get(k, "") for k in GRAPH_SCOPE_KEYS)
@@ -135,20 +136,17 @@ def plan_graph(
         _plan_record(change, record, before.get(record.id), existing, triples, asserted)
     for record in upserts:
         _close_ended(change, record, before.get(record.id), existing, asserted, now_ts)
+    deleted = set(deletes)
     for scope, ids in groups.values():
-        gone = [i for i in ids if i in deletes and existing.get(i)]
+        gone = [i for i in ids if i in deleted and existing.get(i)]
         if gone:
             change.deletes.append((scope, gone))
     return change
 
 
-def _payload_of(upserts: Sequence[VectorRecord], memory_id: str) -> Mapping[str, Any]:
-    return next((r.payload for r in upserts if r.id == memory_id), {})
-
-
 def _keep_entity_types(change: GraphChange, graph: GraphStore) -> None:
     """Remember the typed entities the touched relations end on (for the undo)."""
-    by_scope: dict[tuple[str, ...], tuple[Scope, set[str]]] = {}
+    by_scope: dict[tuple[str, ...], tuple[ScopeDict, set[str]]] = {}
     for r in change.before:
         key = tuple(r.scope.get(k, "") for k in GRAPH_SCOPE_KEYS)
         by_scope.setdefault(key, (dict(r.scope), set()))[1].update((r.source, r.destination))

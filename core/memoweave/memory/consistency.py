@@ -14,6 +14,10 @@ The check is skipped for stores that do not persist, an in-memory history, and a
 shared by several collections (only the doctor can compare those). A ``reset`` marks
 itself in the history first, so a reset that a crash interrupted is finished on the next
 open instead of being mistaken for lost data.
+
+:func:`check_on_open` and :func:`reset_all` are pipelines (:mod:`memoweave.runtime.steps`),
+so that under ``AsyncMemory`` their store calls go through the store's async twins like
+every other store call (qdrant-client local mode serves one client kind per folder).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from memoweave.filters import Comparison
 from memoweave.memory import items as it
 from memoweave.memory.history import HistoryStore
 from memoweave.providers.vector_store import STATUS_KEY, VectorStore
+from memoweave.runtime.steps import Steps, call
 
 if TYPE_CHECKING:
     from memoweave.memory.providers import MemoryProviders
@@ -38,7 +43,7 @@ def stored_memory_count(store: VectorStore) -> int:
     return store.count(filter=_KEPT)
 
 
-def check_on_open(store: VectorStore, history: HistoryStore, collection: str) -> None:
+def check_on_open(store: VectorStore, history: HistoryStore, collection: str) -> Steps[None]:
     """Refuse to open when store and history show one side was lost (module docstring).
 
     Raises:
@@ -46,10 +51,10 @@ def check_on_open(store: VectorStore, history: HistoryStore, collection: str) ->
     """
     if history.path == ":memory:":
         return
-    shared = history.bind_collection(collection) - {collection}
+    shared = (yield call(history.bind_collection, collection)) - {collection}
     if shared or not store.capabilities.persistent:
         return
-    count = stored_memory_count(store)
+    count = yield call(store.count, filter=_KEPT)
     if history.created and count:
         raise ConsistencyError(
             f"the history database {history.path} is new, but collection {collection!r} "
@@ -58,7 +63,7 @@ def check_on_open(store: VectorStore, history: HistoryStore, collection: str) ->
             "to rebuild its rows from the store.",
             details={"history": history.path, "collection": collection, "stored": count},
         )
-    if count == 0 and history.has_live_memories():
+    if count == 0 and (yield call(history.has_live_memories)):
         raise ConsistencyError(
             f"collection {collection!r} holds no memories, but the history database "
             f"{history.path} records some (was the store deleted or moved?); nothing was "
@@ -69,19 +74,19 @@ def check_on_open(store: VectorStore, history: HistoryStore, collection: str) ->
         )
 
 
-def reset_all(providers: MemoryProviders) -> None:
+def reset_all(providers: MemoryProviders) -> Steps[None]:
     """Empty store, graph, history and side indexes; the history carries
     :data:`RESET_MARKER` until every step is done, so that a reset a crash interrupts is
     finished by the next open (each step is idempotent)."""
     p = providers
-    p.history.set_meta(RESET_MARKER, it.iso(it.utcnow()))
-    p.vector_store.drop_collection()
+    yield call(p.history.set_meta, RESET_MARKER, it.iso(it.utcnow()))
+    yield call(p.vector_store.drop_collection)
     if p.graph_store is not None:
-        p.graph_store.drop_graph()
-    p.history.reset()
+        yield call(p.graph_store.drop_graph)
+    yield call(p.history.reset)
     if p.indexes is not None:
-        p.indexes.reset()
-    p.history.set_meta(RESET_MARKER, None)
+        yield call(p.indexes.reset)
+    yield call(p.history.set_meta, RESET_MARKER, None)
 
 
 def reset_interrupted(history: HistoryStore) -> bool:

@@ -182,7 +182,7 @@ def _interrupted_reset(doctor: Doctor) -> Finding:
             "interrupted reset", "fail", f"a reset began at {began} and did not finish",
             f"{REPAIR} (or open the memory: it finishes the reset)",
         )  # fmt: skip
-    reset_all(p)
+    run(reset_all(p))
     doctor.__dict__.pop("stored", None)
     return Finding("interrupted reset", "fixed", f"finished the reset begun at {began}")
 

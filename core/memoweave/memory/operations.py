@@ -224,7 +224,7 @@ class MemoryOperations:
         yield from self.ensure_ready()
         yield call(self.coordinator.acquire_all)
         try:
-            yield call(reset_all, self.providers)
+            yield from reset_all(self.providers)
             self._ready = False
         finally:
             self.coordinator.release_all()
@@ -371,9 +371,9 @@ class MemoryOperations:
             if p.graph_store is not None:
                 yield call(p.graph_store.ensure_graph, graph_name_for(self._collection))
             if (yield call(reset_interrupted, p.history)):
-                yield call(reset_all, p)  # a reset a crash interrupted: finish it
+                yield from reset_all(p)  # a reset a crash interrupted: finish it
             yield from recover(p.vector_store, p.history, p.graph_store)
-            yield call(check_on_open, p.vector_store, p.history, self._collection)
+            yield from check_on_open(p.vector_store, p.history, self._collection)
             self._ready = True
         finally:
             self.coordinator.release_all()

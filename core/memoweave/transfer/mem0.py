@@ -24,7 +24,7 @@ from typing import IO, Any, Protocol
 
 import yaml
 
-from memoweave.errors import ConfigError, MemoweaveError, ValidationError
+from memoweave.errors import ConfigError, ValidationError
 from memoweave.hookspecs import MEM0_SOURCE_HOOK
 from memoweave.transfer.importer import ImportReport, Progress, import_jsonl
 from memoweave.transfer.records import header
@@ -113,12 +113,14 @@ def open_source(mem0_config: Mapping[str, Any], registry: Any = None) -> Mem0Sou
     section = mem0_config.get("vector_store") or {"provider": "qdrant"}
     provider = section.get("provider") or "qdrant"
     config = dict(section.get("config") or {})
-    factories = _factories()
+    factories, broken = _factories()
     factory = factories.get(provider)
     if factory is None:
         installed = ", ".join(sorted(factories)) or "none"
+        failed = "".join(f"; {name} failed to register: {error}" for name, error in broken)
         raise ConfigError(
-            f"no installed plugin reads mem0's {provider!r} vector store (readers: {installed})",
+            f"no installed plugin reads mem0's {provider!r} vector store "
+            f"(readers: {installed}){failed}",
             hint="memoweave-qdrant reads qdrant, memoweave-milvus milvus, memoweave-upstash "
             "upstash_vector; install the one for your store.",
             details={"path": "vector_store.provider"},
@@ -253,11 +255,14 @@ def _history(path: Path) -> dict[str, list[dict[str, Any]]]:
     return by_memory
 
 
-def _factories() -> dict[str, Callable[[dict[str, Any]], Mem0Source]]:
-    """The mem0 readers registered by the installed plugins, by mem0 provider name."""
+def _factories() -> tuple[dict[str, Callable[[dict[str, Any]], Mem0Source]], list[tuple[str, str]]]:
+    """The mem0 readers registered by the installed plugins, by mem0 provider name, and
+    ``(plugin, error)`` for each plugin whose hook failed (it must not hide the others)."""
     from memoweave.plugins import get_plugin_manager
+    from memoweave.plugins.host import one_line
 
     found: dict[str, Callable[[dict[str, Any]], Mem0Source]] = {}
+    broken: list[tuple[str, str]] = []
 
     def register(name: str, factory: Callable[[dict[str, Any]], Mem0Source]) -> None:
         found[name] = factory
@@ -266,8 +271,6 @@ def _factories() -> dict[str, Callable[[dict[str, Any]], Mem0Source]]:
     for impl in getattr(pm.hook, MEM0_SOURCE_HOOK).get_hookimpls():
         try:
             impl.function(**dict.fromkeys(impl.argnames, register))
-        except MemoweaveError:
-            raise
-        except Exception:  # a broken plugin must not hide the others
-            continue
-    return found
+        except Exception as exc:
+            broken.append((impl.plugin_name, one_line(exc)))
+    return found, broken

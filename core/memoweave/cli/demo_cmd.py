@@ -63,17 +63,21 @@ def demo(config_path: Path | None, home: Path | None, local_llm: bool, as_json: 
     with ExitStack() as stack:
         where = stack.enter_context(memoweave_home(home))
         overrides: dict[str, Any] = {}
+        config: Any = str(config_path) if config_path is not None else None
         if local_llm:
+            from memoweave.local_llm.provider import LOCAL_ANSWER_TOKENS
             from memoweave.local_llm.provider import local_llm as serve
 
+            if config is None:
+                config = {"extraction": {"max_answer_tokens": LOCAL_ANSWER_TOKENS}}
             llm, server = stack.enter_context(serve())
             overrides["llm"] = llm
             console.print(
                 f"Local LLM: {server.alias} (llama.cpp) at {server.url}, started in "
-                f"{server.startup_seconds:.1f} s",
+                f"{server.startup_seconds:.1f} s. A 135M model: it shows the LLM path at "
+                "work, not the quality of a real model.",
                 markup=False,
             )
-        config = str(config_path) if config_path is not None else None
         memory = stack.enter_context(Memory(config, **overrides))
         with_llm = memory.config.llm is not None or local_llm
         report = run_demo(memory, sample, console, with_llm=with_llm)

@@ -14,6 +14,11 @@ from memoweave.local_llm.server import SMOLLM2_ALIAS, LlamaServer, packaged_gguf
 from memoweave.plugins import load_registry
 from memoweave.providers.llm import LLM
 
+#: ``extraction.max_answer_tokens`` for the demo on the packaged model: a 135M model
+#: sometimes repeats itself until the budget runs out, and 2,048 tokens take minutes on a
+#: busy CPU; a real answer of the demo needs under 200.
+LOCAL_ANSWER_TOKENS = 512
+
 
 @contextmanager
 def local_llm() -> Iterator[tuple[LLM, LlamaServer]]:

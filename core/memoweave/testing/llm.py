@@ -37,12 +37,12 @@ SCHEMA: dict[str, Any] = {
 #: The core's system prompt(s) and a tiny input for each role of ``core_response_schemas()``.
 CORE_INPUTS: dict[str, tuple[tuple[str, ...], str]] = {
     "additive": (
-        ("additive_v1",),
+        ("additive_v2",),
         "Observation date: 2023-05-08 (Monday)\n\nEXISTING MEMORIES:\n1. Alice lives in "
         "Lisbon\n\nEARLIER MESSAGES:\n(none)\n\nNEW MESSAGES:\n[1] Alice: I moved to Berlin.",
     ),
     "additive_graph": (
-        ("additive_v1", "additive_graph_v1"),
+        ("additive_v2", "additive_graph_v1"),
         "Observation date: 2023-05-08 (Monday)\n\nEXISTING MEMORIES:\n(none)\n\nEARLIER "
         "MESSAGES:\n(none)\n\nNEW MESSAGES:\n[1] Alice: I adopted a dog named Max.",
     ),

@@ -81,7 +81,7 @@ def test_additive_add_steps_down_and_writes(make_memory: MakeMemory) -> None:
         "json_schema": {"name": "AdditiveAnswer", "schema": sent.schema, "strict": True},
     }  # OpenAI Structured Outputs; llama-cpp-python rejects it, so auto steps down
     assert second["response_format"] == {"type": "json_object", "schema": sent.schema}
-    assert second["messages"][0]["content"] == load_prompt("additive_v1")
+    assert second["messages"][0]["content"] == load_prompt("additive_v2")
     assert (second["temperature"], second["max_tokens"]) == (0.0, 2048)
 
 

@@ -8,5 +8,5 @@ from importlib import resources
 
 @cache
 def load_prompt(name: str) -> str:
-    """The text of prompt ``name`` (e.g. ``"additive_v1"``)."""
+    """The text of prompt ``name`` (e.g. ``"additive_v2"``)."""
     return resources.files(__package__).joinpath(f"{name}.txt").read_text(encoding="utf-8")

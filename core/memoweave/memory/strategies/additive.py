@@ -39,7 +39,7 @@ class AdditiveStrategy(LLMStrategy):
 
     def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
         """Call the LLM once (plus at most ``max_repair_attempts`` repairs)."""
-        new, instructions = yield from self.prepare(request, "additive_v1")
+        new, instructions = yield from self.prepare(request, "additive_v2")
         if not new:
             return []
         if self.graph:

@@ -18,6 +18,11 @@ call, a ``Gather`` runs its parts one after the other. The asynchronous driver
 (:mod:`memoweave.runtime.aio`, ``AsyncMemory``) awaits a provider's native ``a<name>``
 method when it has one, runs everything else in one bounded executor, and runs the parts
 of a ``Gather`` concurrently. So both APIs share every line of pipeline logic.
+
+Rule for pipeline code: a provider method is always called as its own step
+(``yield call(store.count, filter=node)``), never from inside a helper that is itself
+run as a step (``yield call(helper, store)``): the helper would run in a worker thread
+under ``AsyncMemory`` and call the sync method, bypassing the provider's async twin.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 127.0.0.1. Used by ``memoweave demo --local-llm`` and by the test suites that need a real
 LLM (one server per test session).
 
-Stdlib only: llama-cpp-python (``pip install 'llama-cpp-python[server]'``) is imported by
+Stdlib only: llama-cpp-python (``pip install 'memoweave[local-llm]'``) is imported by
 the server process (:mod:`memoweave.local_llm.runner`), never here. Nothing is
 downloaded: the model comes from an installed package.
 """

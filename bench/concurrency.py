@@ -78,6 +78,9 @@ def rows(results: dict[str, dict[str, Any]], plan: Plan) -> list[tuple[str, str,
     def seconds(d: dict[str, Any]) -> str:
         return f"{d['wall_s']:.2f} s"
 
+    def cpu(d: dict[str, Any]) -> str:
+        return f"{d['cpu_s']:.2f} s" if "cpu_s" in d else "n/a"
+
     def present(d: dict[str, Any]) -> str:
         return f"{d['present']}/{plan.burst_adds}"
 
@@ -88,6 +91,7 @@ def rows(results: dict[str, dict[str, Any]], plan: Plan) -> list[tuple[str, str,
     burst, loaded = "burst", "loaded_search"
     return [
         ("burst: wall, 100 adds / 10 scopes", "<= 1.5 s", *both(burst, seconds)),
+        ("burst: CPU seconds of the process", "", *both(burst, cpu)),
         ("burst: memories present", f"{adds}/{adds}", *both(burst, present)),
         ("search p95 idle", "", *both(loaded, lambda d: f"{d['idle']['p95_ms']:.1f} ms")),
         ("search p95, 20 adds in flight", "", *both(loaded, under_load)),

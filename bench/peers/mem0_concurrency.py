@@ -90,9 +90,9 @@ async def burst(plan: Plan, home: Path) -> dict[str, Any]:
         memory.add(statement(i, scopes[i % len(scopes)]), user_id=scopes[i % len(scopes)])
         for i in range(plan.burst_adds)
     ]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     results = await asyncio.gather(*calls, return_exceptions=True)
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     errors = [repr(r)[:300] for r in results if isinstance(r, BaseException)]
     present = 0
     for scope in scopes:
@@ -100,6 +100,7 @@ async def burst(plan: Plan, home: Path) -> dict[str, Any]:
     ok = [r for r in results if not isinstance(r, BaseException)]
     return {
         "wall_s": wall,
+        "cpu_s": cpu,
         "acknowledged": added(ok),
         "present": present,
         "errors": len(errors),

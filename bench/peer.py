@@ -237,7 +237,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, help="searches timed (200; quick 30)")
     parser.add_argument("--infer", type=int, help="infer=True adds timed (30; quick 5)")
     parser.add_argument("--cap", type=float, default=0, help="fill time cap (s), memoweave")
-    parser.add_argument("--mem0-cap", type=float, help="fill time cap (s), mem0 (900; quick 30)")
+    parser.add_argument("--mem0-cap", type=float, help="fill time cap (s), mem0 (900; quick 90)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo file")
     parser.add_argument(
         "--merge",
@@ -250,7 +250,7 @@ def main() -> None:
         if getattr(args, name) is None:
             setattr(args, name, small if quick else full)
     args.infer = args.infer if args.infer is not None else (5 if quick else 30)
-    args.mem0_cap = args.mem0_cap if args.mem0_cap is not None else (30 if quick else 900)
+    args.mem0_cap = args.mem0_cap if args.mem0_cap is not None else (90 if quick else 900)
     layouts = [Layout.parse(x) for x in (args.layouts or (QUICK if quick else FULL)).split(",")]
     systems = [s for s in args.systems.split(",") if s]
     unknown = set(systems) - set(SYSTEMS)

@@ -14,6 +14,7 @@ the same pool (a text appears in several scopes, never twice in one).
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import random
@@ -371,10 +372,18 @@ class Plan:
 
 
 def run_phases(
-    system: System, layout: Layout, facts: Sequence[Fact], plan: Plan, tag: str
+    system: System,
+    layout: Layout,
+    facts: Sequence[Fact],
+    plan: Plan,
+    tag: str,
+    fill_vectors: dict[str, Any],
 ) -> tuple[dict[str, Any], Layout, tuple[str, str]]:
     """Fill ``layout``, then time ingest, searches and inferred adds; returns the figures,
-    the layout reached (a time cap may stop the fill early) and the last query asked."""
+    the layout reached (a time cap may stop the fill early) and the last query asked.
+
+    ``fill_vectors`` (text -> cached vector, the system's embedder reads it) is emptied
+    after the fill, so the RSS measured later is the system's, not the cache's."""
     out: dict[str, Any] = {}
     filled, started = 0, time.perf_counter()
     for user, members in fill_batches(layout, len(facts), BATCH):
@@ -385,6 +394,8 @@ def run_phases(
         filled += len(members)
     out["filled"] = filled
     out["fill_per_s"] = filled / (time.perf_counter() - started)
+    fill_vectors.clear()
+    gc.collect()  # unmaps the vector cache once nothing views it
     eff = reached(layout, filled)
 
     new = fresh_texts(plan.single + plan.batches * BATCH, tag)

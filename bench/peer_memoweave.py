@@ -142,6 +142,7 @@ def run(system: str, layout: Layout, args: argparse.Namespace) -> dict[str, Any]
     if vectors is None:
         raise SystemExit(f"no embedding cache for {len(facts)} facts: run --cache first")
     known = {f.text: vectors[i] for i, f in enumerate(facts)}
+    del vectors  # only the views in known keep the cache mapped, until the fill ends
     home = Path(tempfile.mkdtemp(prefix=f"peer-{system}-", dir=args.tmp))
     os.environ["MEMOWEAVE_HOME"] = str(home)
     started = time.perf_counter()
@@ -152,7 +153,7 @@ def run(system: str, layout: Layout, args: argparse.Namespace) -> dict[str, Any]
         "layout": layout.key,
         "open_s": time.perf_counter() - started,
     }
-    figures, _, last_query = run_phases(opened, layout, facts, plan_of(args), system)
+    figures, _, last_query = run_phases(opened, layout, facts, plan_of(args), system, known)
     result.update(figures)
     opened.close()
     result["disk_mb"] = disk_mb(home)

@@ -95,6 +95,7 @@ def run(layout: Layout, args: argparse.Namespace) -> dict[str, Any]:
     if vectors is None:
         raise SystemExit(f"no embedding cache for {len(facts)} facts: run peer.py first")
     known = {f.text: vectors[i] for i, f in enumerate(facts)}
+    del vectors  # only the views in known keep the cache mapped, until the fill ends
     home = Path(tempfile.mkdtemp(prefix="peer-mem0-", dir=args.tmp))
     started = time.perf_counter()
     system = Mem0System(home, known)
@@ -104,7 +105,7 @@ def run(layout: Layout, args: argparse.Namespace) -> dict[str, Any]:
         "layout": layout.key,
         "open_s": time.perf_counter() - started,
     }
-    figures, _, (user, query) = run_phases(system, layout, facts, plan_of(args), "mem0")
+    figures, _, (user, query) = run_phases(system, layout, facts, plan_of(args), "mem0", known)
     result.update(figures)
     system.close()
     result["disk_mb"] = disk_mb(home)

@@ -26,6 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from peer_data import tree_rss_mb
+
 DIMS = 384
 USERS = 100  # one user_id filter keeps 1 % of the records
 SEED = 20240601
@@ -38,33 +42,10 @@ STORES: dict[str, tuple[str, Any]] = {
     "qdrant-local": ("qdrant", lambda d: {"mode": "local", "path": str(Path(d) / "local")}),
     "milvus-lite": ("milvus", lambda d: {"uri": str(Path(d) / "milvus.db")}),
     "memory": ("memory", lambda d: {}),
+    "sqlite-vec": ("sqlite-vec", lambda d: {"path": str(Path(d) / "vectors.db")}),
 }
 # qdrant-client local mode scans every point in Python per query: cap it so a run ends.
 CAPS: dict[str, tuple[int, int]] = {"qdrant-local": (10_000, 20)}  # max size, max queries
-
-
-def tree_rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` and all its descendants, in MiB (Linux /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            children.setdefault(ppid, []).append(int(entry))
-    total_kb, todo = 0, [pid]
-    while todo:
-        current = todo.pop()
-        todo.extend(children.get(current, []))
-        try:
-            for line in Path(f"/proc/{current}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total_kb += int(line.split()[1])
-        except OSError:
-            pass
-    return total_kb / 1024
 
 
 def worker(store_name: str, size: int, queries: int) -> dict[str, Any]:

@@ -15,17 +15,15 @@ the memories it changes (:class:`memoweave.memory.writer.MemoryWriter`). Opening
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 from memoweave.errors import NotFound, ValidationError
 from memoweave.memory import items as it
-from memoweave.memory.actions import DeleteMemory, EditMemory, ExistingMemory, ExtractionRequest
+from memoweave.memory.actions import DeleteMemory, EditMemory, ExtractionRequest
+from memoweave.memory.add_context import extraction_context, stored_message
 from memoweave.memory.consistency import check_on_open, reset_all, reset_interrupted
-from memoweave.memory.history import StoredMessage
-from memoweave.memory.messages import NormalizedMessage, normalize_messages
+from memoweave.memory.messages import normalize_messages
 from memoweave.memory.providers import MemoryProviders
-from memoweave.memory.related import related_memories
 from memoweave.memory.scope import Scope
 from memoweave.memory.search import result_item, scoped_read, visible_statuses
 from memoweave.memory.strategies import select_strategy
@@ -48,7 +46,7 @@ from memoweave.providers.graph_checks import graph_name_for
 from memoweave.providers.vector_store import StoredRecord
 from memoweave.retrieval import Retriever
 from memoweave.runtime.ordering import Coordinator
-from memoweave.runtime.steps import Steps, call, done, gather
+from memoweave.runtime.steps import Steps, call, done
 
 
 class MemoryOperations:
@@ -117,15 +115,16 @@ class MemoryOperations:
             metadata=meta,
             memory_type=memory_type,
             expiration=expiration,
-            messages=[_stored(m, scope, observed) for m in normalized],
+            messages=[stored_message(m, scope, observed) for m in normalized],
         )
 
         def plan() -> Steps[PreparedWrite]:
-            related, window = yield gather(
-                self._related(scope, "\n".join(m.text for m in normalized))
-                if strategy.needs_related
-                else done([]),
-                call(self._window, scope),
+            related, window = yield from extraction_context(
+                self.providers,
+                self.retriever.keyword_index,
+                scope,
+                "\n".join(m.text for m in normalized),
+                needs_related=strategy.needs_related,
             )
             request = ExtractionRequest(
                 messages=normalized,
@@ -408,25 +407,6 @@ class MemoryOperations:
             raise NotFound(f"no memory with id {memory_id}" + (" in this scope" if scope else ""))
         return found[0]  # type: ignore[no-any-return]
 
-    def _related(self, scope: Scope, text: str) -> Steps[list[ExistingMemory]]:
-        p = self.providers
-        hits = yield from related_memories(
-            p.vector_store,
-            self.retriever.keyword_index,
-            p.history,
-            text,
-            scope=scope,
-            limit=p.related_limit,
-        )
-        return [
-            ExistingMemory(h.id, h.payload.get("memory", ""), h.payload.get("created_at"))
-            for h in hits
-        ]
-
-    def _window(self, scope: Scope) -> list[NormalizedMessage]:
-        rows = self.providers.history.recent_messages(scope.key(), self.providers.window_messages)
-        return [NormalizedMessage(r.role, r.content, r.id, r.name, (), r.created_at) for r in rows]
-
 
 def _dims_of(embedder: Embedder) -> int | None:
     return embedder.dims
@@ -443,15 +423,3 @@ def _scope_key(record: StoredRecord) -> str:
     """The turn of a memory's own scope (what an edit of it is ordered with)."""
     payload = record.payload
     return Scope(payload.get("user_id"), payload.get("agent_id"), payload.get("run_id")).key()
-
-
-def _stored(message: NormalizedMessage, scope: Scope, observed: datetime) -> StoredMessage:
-    return StoredMessage(
-        id=message.id,  # normalize_messages always sets an id
-        scope=scope.key(),
-        role=message.role,
-        content=message.text,
-        created_at=message.created_at or it.iso(observed),
-        name=message.name,
-        **scope.as_dict(),
-    )

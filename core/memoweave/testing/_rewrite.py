@@ -12,6 +12,7 @@ KIT_MODULES: tuple[str, ...] = (
     "memoweave.testing.vs_search",
     "memoweave.testing.vs_filters",
     "memoweave.testing.vs_paging",
+    "memoweave.testing.vs_threads",
     "memoweave.testing.vector_store",
     "memoweave.testing.gs_base",
     "memoweave.testing.gs_write",

@@ -97,6 +97,12 @@ class AsyncVectorStoreConformance(VectorStoreConformance):
         yield lambda: bridges.wrap(async_store_factory())
         bridges.close()
 
+    def test_threads_share_one_store(self, vector_store: Any) -> None:
+        """Not run through the twins: one event loop drives them, never several threads
+        (``test_concurrent_twin_calls_on_one_loop`` checks concurrency there); the sync
+        suite runs it on the sync methods."""
+        pytest.skip("the async twins run on one event loop; the sync suite covers threads")
+
     def test_async_twins_are_native(self, async_store_factory: Callable[[], VectorStore]) -> None:
         """The store overrides every async twin with its own async I/O.
 

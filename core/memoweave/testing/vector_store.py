@@ -23,6 +23,7 @@ from memoweave.testing.vs_filters import FilterTests, ScopeIsolationTests
 from memoweave.testing.vs_paging import PaginationTests
 from memoweave.testing.vs_records import GetDeleteTests, UpdateTests, UpsertTests
 from memoweave.testing.vs_search import KeywordSearchTests, SearchTests
+from memoweave.testing.vs_threads import ThreadSafetyTests
 
 
 class VectorStoreConformance(
@@ -37,6 +38,7 @@ class VectorStoreConformance(
     ScopeIsolationTests,
     PaginationTests,
     LifecycleTests,
+    ThreadSafetyTests,
     VectorStoreFixtures,
     StandardTests,
 ):

@@ -8,6 +8,7 @@ keyword indexes on the scope and status keys and a float index on the expiry key
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
@@ -29,7 +30,9 @@ class ClientEngine(Engine):
     ``QdrantClient`` (``search``) or awaited on ``AsyncQdrantClient`` (``asearch``). The
     clients are created on first use, the async one per event loop. In local mode the
     folder (or the ``:memory:`` database) belongs to ONE client, so an engine serves
-    either sync or async calls, whichever came first.
+    either sync or async calls, whichever came first; and since qdrant-client's local
+    engine is not thread-safe (concurrent calls corrupt its arrays), sync local calls are
+    serialised behind a lock.
     """
 
     def __init__(self, config: QdrantStoreConfig) -> None:
@@ -42,6 +45,7 @@ class ClientEngine(Engine):
         self._client: Any = None
         self._aclient: Any = None
         self._aclient_loop: Any = None
+        self._local_lock = threading.Lock() if not self.supports_payload_indexes else None
         if not self.supports_payload_indexes:
             self._client = self._new_client(sync=True)  # take the folder lock now
 
@@ -86,7 +90,10 @@ class ClientEngine(Engine):
                 )
             self._client = self._new_client(sync=True)
         self._used_sync = True
-        return getattr(self._client, method)(*args, **kwargs)
+        if self._local_lock is None:
+            return getattr(self._client, method)(*args, **kwargs)
+        with self._local_lock:
+            return getattr(self._client, method)(*args, **kwargs)
 
     async def aclient_call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """``await AsyncQdrantClient.<method>(*args, **kwargs)`` (a client per loop)."""

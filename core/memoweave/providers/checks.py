@@ -49,12 +49,17 @@ def check_query(query: Any) -> str:
     return query
 
 
+def check_positive(value: Any, name: str) -> int:
+    """``value`` if it is a positive int (bool is rejected); ``name`` is the argument."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValidationError(
+            f"{name} must be a positive int, got {value!r}",
+            hint=f"Pass {name} >= 1.",
+            details={"argument": name},
+        )
+    return value
+
+
 def check_top_k(top_k: Any) -> int:
     """A positive int (bool is rejected)."""
-    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-        raise ValidationError(
-            f"top_k must be a positive int, got {top_k!r}",
-            hint="Pass top_k >= 1.",
-            details={"argument": "top_k"},
-        )
-    return top_k
+    return check_positive(top_k, "top_k")

@@ -2,7 +2,7 @@
 
 A store instance is bound to one collection by :meth:`VectorStore.ensure_collection`;
 every other method works on that collection and raises ``VectorStoreError`` (code
-``vector_store_error``) if called before it.
+``vector_store_error``) if called before it (see "Errors" below).
 
 Records
     ``id`` is a canonical lowercase UUID string (the core only ever writes UUIDs, so a store
@@ -44,6 +44,19 @@ Semantics every implementation must honour (checked by ``memoweave.testing``):
 - ``close`` is idempotent; a persistent store (``capabilities.persistent``) reopened on the
   same location sees everything written before ``close``.
 - Engine failures raise :class:`memoweave.errors.VectorStoreError` with the engine's message.
+
+Errors (each store calls the shared checks of :mod:`memoweave.providers.store_checks`):
+
+- ``ValidationError``: an argument the contract does not allow (records not a list of
+  ``VectorRecord``; an id not a non-empty str; ``ids`` not a list; a vector not ``dims``
+  finite numbers, a wrong length included; a payload not a dict of the keys and values
+  above; ``dims``, ``top_k`` or ``limit`` below 1; an unknown metric or invalid collection
+  name; a cursor the store did not hand out; keyword text not a str). It is raised before
+  the engine is touched: a batch with one bad record writes none of them.
+- ``VectorStoreError``: a method called before ``ensure_collection`` or (any but
+  ``close``) after ``close``; ``ensure_collection`` of an existing collection with other
+  dims or metric; engine failures.
+- ``NotFound``: ``update`` of a missing id.
 """
 
 from __future__ import annotations

@@ -20,9 +20,10 @@ from typing import Any
 
 from memoweave.errors import VectorStoreError
 from memoweave.filters.evaluate import Predicate
+from memoweave.providers.store_checks import check_id, check_payload
 from memoweave.providers.vector_store import TEXT_FIELD, Payload
 from memoweave.stores._bm25 import BM25Index
-from memoweave.stores._checks import check_id, check_payload, fail
+from memoweave.stores._checks import fail
 from memoweave.stores._vectors import load_block, make_table
 
 FILE_FORMAT = "memoweave-memory-store/1"

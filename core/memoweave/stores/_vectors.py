@@ -13,44 +13,13 @@ import heapq
 import math
 import sys
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 try:  # numpy is optional: the pure-Python table below is the fallback
     import numpy as np
 except ImportError:  # pragma: no cover - depends on the environment
     np = None  # type: ignore[assignment]
-
-
-def check_vector(values: Any, dims: int) -> Sequence[float]:
-    """``values`` as ``dims`` finite floats (a float64 array with numpy, else a list).
-
-    Raises ``ValueError`` for a wrong length, non-numbers (strings included) or NaN/inf.
-    """
-    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
-        raise ValueError(f"a vector must be a sequence of numbers, got {type(values).__name__}")
-    if len(values) != dims:
-        raise ValueError(f"vector has {len(values)} dimensions, the collection has {dims}")
-    if np is not None:
-        try:
-            arr = np.asarray(values)
-        except (TypeError, ValueError):
-            raise ValueError("a vector must contain only numbers") from None
-        if arr.ndim != 1 or arr.dtype.kind not in "fiu":
-            raise ValueError("a vector must be a flat sequence of numbers")
-        out: Sequence[float] = arr.astype(np.float64)  # always a copy, never an alias
-        finite = bool(np.isfinite(out).all())
-    else:
-        if any(isinstance(x, (str, bytes)) for x in values):
-            raise ValueError("a vector must contain only numbers")
-        try:
-            out = [float(x) for x in values]
-        except (TypeError, ValueError):
-            raise ValueError("a vector must contain only numbers") from None
-        finite = math.isfinite(sum(out)) or all(math.isfinite(x) for x in out)
-    if not finite:
-        raise ValueError("a vector must contain only finite numbers (no NaN or infinity)")
-    return out
 
 
 class _NumpyTable:

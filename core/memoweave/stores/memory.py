@@ -33,6 +33,21 @@ import pydantic
 
 from memoweave.errors import ConfigError, NotFound, VectorStoreError
 from memoweave.filters import FilterNode, compile_filter, parse_filter
+from memoweave.providers.checks import check_positive
+from memoweave.providers.store_checks import (
+    check_collection_name,
+    check_dims,
+    check_id,
+    check_ids,
+    check_metric,
+    check_payload,
+    check_records,
+    check_text,
+    check_vector,
+    closed,
+    invalid,
+    not_bound,
+)
 from memoweave.providers.vector_store import (
     Metric,
     Page,
@@ -43,27 +58,17 @@ from memoweave.providers.vector_store import (
     VectorRecord,
     VectorStore,
 )
-from memoweave.stores._checks import (
-    check_id,
-    check_ids,
-    check_payload,
-    clone,
-    decode_cursor,
-    encode_cursor,
-    fail,
-    positive,
-)
+from memoweave.stores._checks import clone, decode_cursor, encode_cursor
 from memoweave.stores._collection import (
-    METRICS,
     Collection,
     delete_collection,
     read_collection,
     write_collection,
 )
-from memoweave.stores._vectors import check_vector
 from memoweave.stores.memory_config import InMemoryStoreConfig
 
-_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\Z")
+_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}")
+_NAME_RULE = "Use 1-200 letters, digits, '_', '-' or '.', not starting with '-' or '.'."
 
 
 class InMemoryVectorStore(VectorStore):
@@ -82,7 +87,7 @@ class InMemoryVectorStore(VectorStore):
                     hint="The memory store accepts only 'path' (a file or directory, or null).",
                 ) from exc
         elif not isinstance(config, InMemoryStoreConfig):
-            raise fail(f"config must be an InMemoryStoreConfig, got {type(config).__name__}")
+            raise invalid(f"config must be an InMemoryStoreConfig, got {type(config).__name__}")
         self.config = config
         self._dir = Path(config.path).expanduser() if config.path else None
         self.capabilities = StoreCapabilities(keyword_search=True, persistent=bool(self._dir))
@@ -95,15 +100,9 @@ class InMemoryVectorStore(VectorStore):
 
     def ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
         """Create or open collection ``name`` and bind to it; dims/metric must match."""
-        if not isinstance(name, str) or not _NAME_RE.match(name):
-            raise fail(
-                f"invalid collection name {name!r}",
-                "Use 1-200 letters, digits, '_', '-' or '.', not starting with '-' or '.'.",
-            )
-        if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
-            raise fail(f"dims must be a positive int, got {dims!r}")
-        if metric not in METRICS:
-            raise fail(f"unknown metric {metric!r}; use one of {', '.join(METRICS)}")
+        check_collection_name(name, _NAME_RE, _NAME_RULE)
+        check_dims(dims)
+        check_metric(metric)
         with self._lock:
             self._check_open()
             coll = self._collections.get(name) or self._load(name)
@@ -112,11 +111,11 @@ class InMemoryVectorStore(VectorStore):
                 self._commit(coll)
             self._collections[name] = coll
             if (coll.dims, coll.metric) != (dims, metric):
-                raise fail(
+                raise VectorStoreError(
                     f"collection {name!r} exists with dims={coll.dims}, metric={coll.metric!r};"
                     f" asked for dims={dims}, metric={metric!r}",
-                    "Use the collection's dims and metric, or drop it / pick another name.",
-                    collection=name,
+                    hint="Use the collection's dims and metric, or drop it / pick another name.",
+                    details={"collection": name},
                 )
             self._bound = (name, dims, metric)
 
@@ -129,13 +128,13 @@ class InMemoryVectorStore(VectorStore):
 
     def _check_open(self) -> None:
         if self._closed:
-            raise fail("the store is closed", "Create a new store instance.")
+            raise closed("memory")
 
     def _reading(self) -> Collection:
         """The bound collection (an empty stand-in if it was dropped)."""
         self._check_open()
         if self._bound is None:
-            raise fail("no collection bound", "Call ensure_collection(name, dims) first.")
+            raise not_bound("memory")
         name, dims, metric = self._bound
         return self._collections.get(name) or Collection(name, dims, metric)
 
@@ -151,19 +150,11 @@ class InMemoryVectorStore(VectorStore):
         """Insert or replace ``records``; all are validated before any is written."""
         with self._lock:
             coll = self._writing()
-            if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Sequence):
-                raise fail(f"records must be a list of VectorRecord, got {type(records).__name__}")
-            checked = []
-            for i, rec in enumerate(records):
-                if not isinstance(rec, VectorRecord):
-                    raise fail(f"records[{i}] is {type(rec).__name__}, not a VectorRecord")
-                check_id(rec.id)
-                vector = self._vector(rec.vector, coll.dims, f"records[{i}].vector")
-                checked.append((rec.id, vector, check_payload(rec.payload, f"records[{i}]")))
+            checked = check_records(records, coll.dims)
             if not checked:
                 return
-            for id, vector, payload in checked:
-                coll.put(id, vector, payload)
+            for rec in checked:
+                coll.put(rec.id, rec.vector, rec.payload)
             self._commit(coll)
 
     def update(
@@ -176,7 +167,7 @@ class InMemoryVectorStore(VectorStore):
             row = coll.row_of.get(id)
             if row is None:
                 raise NotFound(f"no record with id {id!r} in collection {coll.name!r}")
-            new_vector = None if vector is None else self._vector(vector, coll.dims, "vector")
+            new_vector = None if vector is None else check_vector(vector, coll.dims)
             new_payload = None if payload is None else check_payload(payload, "payload")
             if new_vector is None and new_payload is None:
                 return
@@ -213,8 +204,8 @@ class InMemoryVectorStore(VectorStore):
         """The ``top_k`` most similar records matching ``filter``, best first."""
         with self._lock:
             coll = self._reading()
-            query = self._vector(vector, coll.dims, "query vector")
-            k = positive(top_k, "top_k")
+            query = check_vector(vector, coll.dims, "query vector")
+            k = check_positive(top_k, "top_k")
             node = parse_filter(filter)
             rows = None if node is None else coll.live_rows(compile_filter(node))
             if (rows is None and not coll.row_of) or rows == []:
@@ -230,9 +221,8 @@ class InMemoryVectorStore(VectorStore):
         """BM25 ranking of records whose ``"memory"`` text shares a term with ``text``."""
         with self._lock:
             coll = self._reading()
-            if not isinstance(text, str):
-                raise fail(f"text must be a string, got {type(text).__name__}")
-            k = positive(top_k, "top_k")
+            check_text(text)
+            k = check_positive(top_k, "top_k")
             predicate = compile_filter(parse_filter(filter))
 
             def accept(id: Any) -> bool:
@@ -256,7 +246,7 @@ class InMemoryVectorStore(VectorStore):
         """One page of matching records in insertion order; ``next_cursor`` ``None`` at the end."""
         with self._lock:
             coll = self._reading()
-            limit = positive(limit, "limit")
+            limit = check_positive(limit, "limit")
             predicate = compile_filter(parse_filter(filter))
             start = bisect_right(coll.seqs, decode_cursor(cursor))
             out: list[StoredRecord] = []
@@ -298,14 +288,6 @@ class InMemoryVectorStore(VectorStore):
     def _record(coll: Collection, row: int, with_vectors: bool) -> StoredRecord:
         vector = coll.table.get(row) if with_vectors else None
         return StoredRecord(id=coll.ids[row], payload=clone(coll.payloads[row]), vector=vector)  # type: ignore[arg-type]
-
-    @staticmethod
-    def _vector(values: Any, dims: int, what: str) -> Sequence[float]:
-        try:
-            return check_vector(values, dims)
-        except ValueError as exc:
-            hint = "Embed with the dims the collection was created with."
-            raise fail(f"{what}: {exc}", hint) from None
 
     def _commit(self, coll: Collection) -> None:
         """Save after a write to ``coll``; on failure restore its last saved state and raise."""

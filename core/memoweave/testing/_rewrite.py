@@ -1,29 +1,20 @@
-"""Names of the kit modules whose asserts pytest rewrites (kept import-free on purpose)."""
+"""Names of the kit modules whose asserts pytest rewrites: every module of this package
+but the three that are imported before the rewrite can be registered. Read from the
+package folder (nothing imported), so a new kit module is rewritten without a list to
+keep up to date."""
 
 from __future__ import annotations
 
-KIT_MODULES: tuple[str, ...] = (
-    "memoweave.testing.guard",
-    "memoweave.testing.helpers",
-    "memoweave.testing.filter_cases",
-    "memoweave.testing.vs_base",
-    "memoweave.testing.vs_collection",
-    "memoweave.testing.vs_records",
-    "memoweave.testing.vs_search",
-    "memoweave.testing.vs_filters",
-    "memoweave.testing.vs_paging",
-    "memoweave.testing.vs_threads",
-    "memoweave.testing.vector_store",
-    "memoweave.testing.gs_base",
-    "memoweave.testing.gs_write",
-    "memoweave.testing.gs_traverse",
-    "memoweave.testing.gs_scope",
-    "memoweave.testing.graph_store",
-    "memoweave.testing.llm",
-    "memoweave.testing.embedder",
-    "memoweave.testing.reranker",
-    "memoweave.testing.model_base",
-    "memoweave.testing.blocking",
-    "memoweave.testing.async_suites",
-    "memoweave.testing.local_llm",
+from pathlib import Path
+
+NOT_REWRITTEN = frozenset({"__init__", "_rewrite", "pytest_plugin"})
+"""Imported while the rewrite is being registered (the package, this module, the
+``pytest11`` plugin), so pytest could not rewrite them; none holds a standard test."""
+
+KIT_MODULES: tuple[str, ...] = tuple(
+    sorted(
+        f"{__package__}.{path.stem}"
+        for path in Path(__file__).parent.glob("*.py")
+        if path.stem not in NOT_REWRITTEN
+    )
 )

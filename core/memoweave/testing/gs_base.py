@@ -17,6 +17,7 @@ import pytest
 
 from memoweave.providers.graph_store import GraphHit, GraphRelation, GraphStore
 from memoweave.testing.filter_cases import kit_id
+from memoweave.testing.guard import check_built, check_factory_fixture
 
 GraphFactory = Callable[[], GraphStore]
 
@@ -36,6 +37,11 @@ class GraphStoreFixtures:
             "memoweave.plugins.load_registry().create('graph_store', '<name>', {...})."
         )
 
+    @pytest.fixture(autouse=True)
+    def _kit_checks_graph_factory(self, request: pytest.FixtureRequest) -> None:
+        """The factory fixture is a callable (one clear failure per class if not)."""
+        check_factory_fixture(request, ("graph_factory",), "graph store")
+
     @pytest.fixture
     def graph_name(self) -> str:
         """A graph name unique to the test (``kit_<10 hex>``)."""
@@ -44,7 +50,7 @@ class GraphStoreFixtures:
     @pytest.fixture
     def graph_store(self, graph_factory: GraphFactory, graph_name: str) -> Iterator[GraphStore]:
         """A store bound to a fresh graph; closed afterwards."""
-        store = graph_factory()
+        store = new_graph_store(graph_factory)
         try:
             store.ensure_graph(graph_name)
             yield store
@@ -94,9 +100,14 @@ def triples(relations: Sequence[GraphRelation]) -> list[tuple[str, str, str]]:
     return sorted(r.triple() for r in relations)
 
 
+def new_graph_store(factory: GraphFactory) -> GraphStore:
+    """A new, unbound store from ``factory``, checked to be a :class:`GraphStore`."""
+    return check_built(factory(), GraphStore, "graph_factory")  # type: ignore[no-any-return]
+
+
 def bound_graph(factory: GraphFactory, name: str) -> GraphStore:
     """A new store instance from ``factory`` bound to graph ``name``."""
-    store = factory()
+    store = new_graph_store(factory)
     try:
         store.ensure_graph(name)
     except BaseException:

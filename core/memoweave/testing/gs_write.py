@@ -8,7 +8,7 @@ import pytest
 
 from memoweave.errors import GraphStoreError
 from memoweave.providers.graph_store import GraphEntity, GraphStore
-from memoweave.testing.gs_base import ALICE, BOB, GraphFactory, rel, triples
+from memoweave.testing.gs_base import ALICE, BOB, GraphFactory, new_graph_store, rel, triples
 
 #: Names and ids a store must bind as parameters (quotes, backslashes, Cypher, separators).
 HOSTILE = (
@@ -40,7 +40,7 @@ class GraphBindingTests:
         Troubleshooting: keep the bound graph in an attribute set only by ``ensure_graph``
         and check it first in every method; raise ``GraphStoreError``, not AttributeError.
         """
-        store = graph_factory()
+        store = new_graph_store(graph_factory)
         try:
             with pytest.raises(GraphStoreError):
                 store.upsert(relations=[rel("a", "a", "knows", "b")])
@@ -76,7 +76,7 @@ class GraphBindingTests:
         Troubleshooting: call ``memoweave.providers.graph_checks.check_graph_name`` first;
         graph names become table or key prefixes and must never carry query syntax.
         """
-        store = graph_factory()
+        store = new_graph_store(graph_factory)
         try:
             for bad in ("", "1abc", "a-b", "a b", "x" * 49, "g`) DROP"):
                 with pytest.raises(GraphStoreError):

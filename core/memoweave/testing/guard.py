@@ -5,12 +5,20 @@ fails when a subclass overrides a standard ``test_*`` method, or deletes it (set
 ``None`` or to anything that is not a function), unless the override is decorated with
 ``@pytest.mark.xfail(reason="why this provider cannot pass it")`` with a non-empty reason.
 Optional features are skipped through capability flags, never by deleting tests.
+
+The suites also check their own fixtures (:func:`check_factory_fixture`,
+:func:`check_built`): a factory fixture that returns the provider itself instead of a
+callable gets one failure saying so, not one ``TypeError`` per standard test.
 """
 
 from __future__ import annotations
 
 import inspect
 from typing import Any
+
+import pytest
+
+from memoweave.testing.blocking import Blocking
 
 GUARD_TEST = "test_no_overrides_DO_NOT_OVERRIDE"
 
@@ -82,3 +90,46 @@ def find_guard_violations(cls: type) -> list[str]:
                 "keep the standard test or mark the override as an expected failure"
             )
     return problems
+
+
+_BROKEN_FIXTURES: dict[tuple[type, str], str] = {}
+"""(test class, fixture name) -> the test that reported the fixture as broken."""
+
+
+def check_factory_fixture(
+    request: pytest.FixtureRequest, names: tuple[str, ...], kind: str
+) -> None:
+    """Fail once, with one line saying what to fix, when the first of ``names`` the test
+    uses is not a zero-argument callable; skip the class's later tests with a pointer to
+    that failure (instead of one raw ``TypeError`` per standard test)."""
+    name = next((n for n in names if n in request.fixturenames), None)
+    if name is None:
+        return
+    factory = request.getfixturevalue(name)
+    if callable(factory):
+        return
+    key = (request.cls or type(None), name)
+    if key in _BROKEN_FIXTURES:
+        pytest.skip(f"`{name}` is not callable (reported once, by {_BROKEN_FIXTURES[key]})")
+    _BROKEN_FIXTURES[key] = request.node.nodeid
+    pytest.fail(
+        f"`{name}` returned an instance of {type(factory).__name__}, not a zero-argument "
+        f"callable: return "
+        f"`lambda: load_registry().create(...)` so the kit can build a fresh {kind} when it "
+        "needs one, not the store itself",
+        pytrace=False,
+    )
+
+
+def check_built(provider: Any, cls: type, name: str) -> Any:
+    """``provider`` (what the factory fixture ``name`` built) if it is a ``cls`` (also
+    behind the async suites' :class:`~memoweave.testing.blocking.Blocking` view)."""
+    target = provider.target if isinstance(provider, Blocking) else provider
+    if not isinstance(target, cls):
+        pytest.fail(
+            f"`{name}()` built an instance of {type(target).__name__}, not a {cls.__name__}: "
+            "build it "
+            f"through load_registry().create(...)",
+            pytrace=False,
+        )
+    return provider

@@ -20,6 +20,7 @@ from memoweave.testing.guard import StandardTests
 from memoweave.testing.vs_base import VectorStoreFixtures
 from memoweave.testing.vs_collection import CollectionTests, EmptyStoreTests, LifecycleTests
 from memoweave.testing.vs_filters import FilterTests, ScopeIsolationTests
+from memoweave.testing.vs_invalid import InvalidInputTests
 from memoweave.testing.vs_paging import PaginationTests
 from memoweave.testing.vs_records import GetDeleteTests, UpdateTests, UpsertTests
 from memoweave.testing.vs_search import KeywordSearchTests, SearchTests
@@ -37,6 +38,7 @@ class VectorStoreConformance(
     FilterTests,
     ScopeIsolationTests,
     PaginationTests,
+    InvalidInputTests,
     LifecycleTests,
     ThreadSafetyTests,
     VectorStoreFixtures,

@@ -17,6 +17,7 @@ import pytest
 from memoweave.filters.ast import FilterNode
 from memoweave.providers.vector_store import StoredRecord, VectorRecord, VectorStore
 from memoweave.testing.filter_cases import DIMS, kit_id, kit_vector
+from memoweave.testing.guard import check_built, check_factory_fixture
 
 StoreFactory = Callable[[], VectorStore]
 
@@ -36,6 +37,11 @@ class VectorStoreFixtures:
             "memoweave.plugins.load_registry().create('vector_store', '<name>', {...})."
         )
 
+    @pytest.fixture(autouse=True)
+    def _kit_checks_store_factory(self, request: pytest.FixtureRequest) -> None:
+        """The factory fixture is a callable (one clear failure per class if not)."""
+        check_factory_fixture(request, ("async_store_factory", "store_factory"), "store")
+
     @pytest.fixture
     def collection_name(self) -> str:
         """A collection name unique to the test (``kit_<10 hex>``)."""
@@ -46,7 +52,7 @@ class VectorStoreFixtures:
         self, store_factory: StoreFactory, collection_name: str
     ) -> Iterator[VectorStore]:
         """A store bound to a fresh cosine collection of ``DIMS`` dimensions; closed afterwards."""
-        store = store_factory()
+        store = new_store(store_factory)
         try:
             store.ensure_collection(collection_name, DIMS, "cosine")
             yield store
@@ -93,9 +99,14 @@ def ids_of(items: Sequence[Any]) -> list[str]:
     return [item.id for item in items]
 
 
+def new_store(factory: StoreFactory) -> VectorStore:
+    """A new, unbound store from ``factory``, checked to be a :class:`VectorStore`."""
+    return check_built(factory(), VectorStore, "store_factory")  # type: ignore[no-any-return]
+
+
 def bound_store(factory: StoreFactory, name: str, metric: str = "cosine") -> VectorStore:
     """A new store instance from ``factory`` bound to collection ``name``."""
-    store = factory()
+    store = new_store(factory)
     try:
         store.ensure_collection(name, DIMS, metric)  # type: ignore[arg-type]
     except BaseException:

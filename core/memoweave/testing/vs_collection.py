@@ -69,26 +69,6 @@ class CollectionTests:
         with pytest.raises(VectorStoreError):
             vector_store.ensure_collection(collection_name, DIMS, "dot")
 
-    def test_calls_before_ensure_collection_raise(self, store_factory: StoreFactory) -> None:
-        """An unbound store raises VectorStoreError from count, search, upsert and list.
-
-        Troubleshooting: keep the bound collection in an attribute set only by
-        ``ensure_collection`` and check it at the top of every method; raise
-        ``VectorStoreError`` rather than ``AttributeError``/``TypeError``.
-        """
-        store = store_factory()
-        try:
-            with pytest.raises(VectorStoreError):
-                store.count()
-            with pytest.raises(VectorStoreError):
-                store.search(kit_vector("q"), top_k=3)
-            with pytest.raises(VectorStoreError):
-                store.upsert([record("a")])
-            with pytest.raises(VectorStoreError):
-                store.list(limit=5)
-        finally:
-            store.close()
-
 
 class LifecycleTests:
     """close, reopen and drop."""

@@ -39,6 +39,23 @@ class PaginationTests:
         assert len(set(flat)) == len(flat), "a record was listed twice"
         assert sorted(flat) == sorted(r.id for r in batch)
 
+    def test_list_ends_on_an_exactly_full_page(self, vector_store: VectorStore) -> None:
+        """20 records at limit 5 are 4 full pages, the 4th with ``next_cursor=None``; the
+        same with a filter (14 of 24 records at limit 7).
+
+        Troubleshooting: a full page is not proof that more follow: fetch ``limit + 1``
+        rows (or ask the engine whether one more exists) and hand out a cursor only when
+        one did, instead of a cursor to an empty page.
+        """
+        batch = [record(f"full-{i}", {"user_id": "alice" if i % 2 else "bob"}) for i in range(20)]
+        vector_store.upsert(batch)
+        sizes = [len(p) for p in _pages(vector_store, 5)]
+        assert sizes == [5, 5, 5, 5], f"page sizes {sizes} for 20 records at limit 5"
+        vector_store.upsert([record(f"full-{i}", {"user_id": "bob"}) for i in range(20, 24)])
+        node = parse_filter({"user_id": "bob"})
+        sizes = [len(p) for p in _pages(vector_store, 7, filter=node)]
+        assert sizes == [7, 7], f"page sizes {sizes} for 14 matching records at limit 7"
+
     def test_list_with_filter_pages_matching_records(self, vector_store: VectorStore) -> None:
         """Paging with a filter returns each matching record once and nothing else.
 

@@ -1,8 +1,10 @@
 """``DictVectorStore``: the smallest complete implementation of the vector store contract.
 
 Records live in plain dicts (one per collection), search is exact and pure Python, filters
-are evaluated with memoweave's reference evaluator, and nothing is persisted. Payloads are
-deep-copied on the way in and out, so callers can never alias stored state. Not thread-safe.
+are evaluated with memoweave's reference evaluator, and nothing is persisted. Arguments are
+checked with the contract's shared checks (:mod:`memoweave.providers.store_checks`), which
+also return the deep copies that are stored, so callers can never alias stored state.
+Not thread-safe.
 """
 
 from __future__ import annotations
@@ -11,10 +13,24 @@ import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memoweave.errors import NotFound, VectorStoreError
 from memoweave.filters import FilterNode, evaluate
+from memoweave.providers.checks import check_positive
+from memoweave.providers.store_checks import (
+    check_collection_name,
+    check_dims,
+    check_id,
+    check_ids,
+    check_metric,
+    check_payload,
+    check_records,
+    check_vector,
+    closed,
+    invalid_cursor,
+    not_bound,
+)
 from memoweave.providers.vector_store import (
     Metric,
     Page,
@@ -28,8 +44,6 @@ from memoweave.providers.vector_store import (
 
 if TYPE_CHECKING:
     from memoweave_example_dictstore import DictStoreConfig
-
-METRICS = ("cosine", "dot", "euclidean")
 
 
 @dataclass
@@ -51,12 +65,6 @@ def _score(metric: str, a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norms if norms else 0.0
 
 
-def _positive(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise VectorStoreError(f"{name} must be a positive int, got {value!r}")
-    return value
-
-
 class DictVectorStore(VectorStore):
     """A vector store on plain dicts; see the module docstring."""
 
@@ -66,15 +74,16 @@ class DictVectorStore(VectorStore):
         self.config = config
         self._collections: dict[str, _Collection] = {}
         self._name: str | None = None
+        self._closed = False
 
     # -- binding --------------------------------------------------------------------------
 
     def ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
-        if not isinstance(name, str) or not name:
-            raise VectorStoreError(f"collection name must be a non-empty string, got {name!r}")
-        _positive(dims, "dims")
-        if metric not in METRICS:
-            raise VectorStoreError(f"metric must be one of {METRICS}, got {metric!r}")
+        check_collection_name(name)
+        check_dims(dims)
+        check_metric(metric)
+        if self._closed:
+            raise closed("dictstore")
         existing = self._collections.get(name)
         if existing is None:
             self._collections[name] = _Collection(dims, metric)
@@ -87,11 +96,10 @@ class DictVectorStore(VectorStore):
         self._name = name
 
     def _coll(self) -> _Collection:
+        if self._closed:
+            raise closed("dictstore")
         if self._name is None:
-            raise VectorStoreError(
-                "the store is not bound to a collection",
-                hint="Call ensure_collection(name, dims, metric) first.",
-            )
+            raise not_bound("dictstore")
         coll = self._collections.get(self._name)
         if coll is None:
             raise VectorStoreError(
@@ -100,27 +108,12 @@ class DictVectorStore(VectorStore):
             )
         return coll
 
-    def _vector(self, coll: _Collection, vector: Any) -> list[float]:
-        if isinstance(vector, (str, bytes)) or not isinstance(vector, Sequence):
-            raise VectorStoreError(
-                f"a vector must be a list of floats, got {type(vector).__name__}"
-            )
-        out = [float(x) for x in vector]
-        if len(out) != coll.dims or not all(math.isfinite(x) for x in out):
-            raise VectorStoreError(f"expected {coll.dims} finite floats, got {len(out)} values")
-        return out
-
     # -- writes ---------------------------------------------------------------------------
 
     def upsert(self, records: Sequence[VectorRecord]) -> None:
         coll = self._coll()
-        staged: dict[str, tuple[list[float], Payload]] = {}
-        for rec in records:  # validate everything before changing anything
-            if not isinstance(rec, VectorRecord) or not isinstance(rec.id, str) or not rec.id:
-                raise VectorStoreError(f"expected VectorRecord with a string id, got {rec!r}")
-            if not isinstance(rec.payload, dict):
-                raise VectorStoreError(f"record {rec.id}: payload must be a dict")
-            staged[rec.id] = (self._vector(coll, rec.vector), copy.deepcopy(rec.payload))
+        # validate everything before changing anything (the checks return copies)
+        staged = {rec.id: (rec.vector, rec.payload) for rec in check_records(records, coll.dims)}
         limit = self.config.max_records
         if limit is not None and len(coll.vectors.keys() | staged.keys()) > limit:
             raise VectorStoreError(
@@ -132,7 +125,7 @@ class DictVectorStore(VectorStore):
 
     def delete(self, ids: Sequence[str]) -> None:
         coll = self._coll()
-        for id in ids:
+        for id in check_ids(ids):
             coll.vectors.pop(id, None)
             coll.payloads.pop(id, None)
 
@@ -140,15 +133,14 @@ class DictVectorStore(VectorStore):
         self, id: str, *, vector: Sequence[float] | None = None, payload: Payload | None = None
     ) -> None:
         coll = self._coll()
-        if id not in coll.vectors:
+        new_vector = check_vector(vector, coll.dims) if vector is not None else None
+        new_payload = check_payload(payload) if payload is not None else None
+        if check_id(id) not in coll.vectors:
             raise NotFound(f"no record with id {id!r} in collection {self._name!r}")
-        new_vector = self._vector(coll, vector) if vector is not None else None
-        if payload is not None and not isinstance(payload, dict):
-            raise VectorStoreError("payload must be a dict")
         if new_vector is not None:
             coll.vectors[id] = new_vector
-        if payload is not None:
-            coll.payloads[id] = copy.deepcopy(payload)
+        if new_payload is not None:
+            coll.payloads[id] = new_payload
 
     def drop_collection(self) -> None:
         self._coll()  # raises if unbound
@@ -163,8 +155,8 @@ class DictVectorStore(VectorStore):
         self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
     ) -> list[SearchHit]:
         coll = self._coll()
-        query = self._vector(coll, vector)
-        _positive(top_k, "top_k")
+        query = check_vector(vector, coll.dims, "query vector")
+        check_positive(top_k, "top_k")
         scored = [
             (_score(coll.metric, query, coll.vectors[i]), i) for i in self._matching(coll, filter)
         ]
@@ -177,7 +169,7 @@ class DictVectorStore(VectorStore):
             StoredRecord(
                 i, copy.deepcopy(coll.payloads[i]), list(coll.vectors[i]) if with_vectors else None
             )
-            for i in ids
+            for i in check_ids(ids)
             if i in coll.payloads
         ]
 
@@ -185,9 +177,9 @@ class DictVectorStore(VectorStore):
         self, *, filter: FilterNode | None = None, limit: int = 100, cursor: str | None = None
     ) -> Page:
         coll = self._coll()
-        _positive(limit, "limit")
+        check_positive(limit, "limit")
         if cursor is not None and not (isinstance(cursor, str) and cursor.startswith("after:")):
-            raise VectorStoreError(f"invalid cursor {cursor!r}", hint="Pass back next_cursor.")
+            raise invalid_cursor(cursor)
         after = cursor[len("after:") :] if cursor else None
         ids = [i for i in self._matching(coll, filter) if after is None or i > after]
         page = [StoredRecord(i, copy.deepcopy(coll.payloads[i])) for i in ids[:limit]]
@@ -197,4 +189,5 @@ class DictVectorStore(VectorStore):
         return len(self._matching(self._coll(), filter))
 
     def close(self) -> None:
-        """Nothing to release; idempotent."""
+        """Nothing to release; every later call but ``close`` raises. Idempotent."""
+        self._closed = True

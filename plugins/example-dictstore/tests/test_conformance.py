@@ -46,12 +46,3 @@ def test_max_records_is_enforced_without_partial_writes() -> None:
     assert store.count() == 1
     store.upsert(batch[:1])
     assert store.count() == 2
-
-
-def test_wrong_vector_length_leaves_the_collection_unchanged() -> None:
-    store = load_registry().create("vector_store", "dictstore")
-    store.ensure_collection("dims", 3)
-    good, bad = VectorRecord("a", [1.0, 0.0, 0.0]), VectorRecord("b", [1.0, 0.0])
-    with pytest.raises(VectorStoreError, match="expected 3"):
-        store.upsert([good, bad])
-    assert store.count() == 0

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memoweave.errors import ValidationError
+from memoweave.providers.store_checks import invalid_cursor
 from memoweave.providers.vector_store import Page, SearchHit, StoredRecord
 from memoweave.runtime.steps import Steps, call
 from memoweave_milvus.config import MilvusStoreConfig
@@ -242,9 +242,9 @@ def decode_cursor(cursor: str) -> str:
     try:
         text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
     except (binascii.Error, UnicodeError, ValueError) as exc:
-        raise ValidationError(f"invalid list cursor {cursor!r}") from exc
+        raise invalid_cursor(cursor) from exc
     if not text.startswith(_CURSOR_PREFIX) or len(text) == len(_CURSOR_PREFIX):
-        raise ValidationError(f"invalid list cursor {cursor!r}")
+        raise invalid_cursor(cursor)
     return text[len(_CURSOR_PREFIX) :]
 
 

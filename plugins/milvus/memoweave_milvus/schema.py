@@ -18,12 +18,11 @@ The vendor SDK is imported inside the functions that need it.
 from __future__ import annotations
 
 import json
-import math
-import numbers
 from collections.abc import Mapping
 from typing import Any
 
-from memoweave.errors import ValidationError, VectorStoreError
+from memoweave.errors import ValidationError
+from memoweave.providers import store_checks
 from memoweave.providers.vector_store import SCOPE_KEYS, TEXT_FIELD, VectorRecord
 
 ID_MAX_BYTES = 128
@@ -53,61 +52,25 @@ def _short(value: Any, max_bytes: int) -> str | None:
     return None
 
 
-def check_vector(vector: Any, dims: int, what: str = "vector") -> list[float]:
-    """``vector`` as a list of ``dims`` finite floats, or a typed error."""
-    if isinstance(vector, (str, bytes)) or not hasattr(vector, "__len__"):
-        raise ValidationError(f"{what} must be a sequence of floats, got {type(vector).__name__}")
-    if len(vector) != dims:
-        raise VectorStoreError(
-            f"{what} has {len(vector)} dimensions, the collection has {dims}",
-            hint="Use the same embedder (and dims) the collection was created with.",
-            details={"expected": dims, "got": len(vector)},
-        )
-    for kind in set(map(type, vector)):  # per distinct type: fast on long vectors
-        if kind is bool or not issubclass(kind, numbers.Real):
-            raise ValidationError(f"{what} must contain numbers, got a {kind.__name__}")
-    out = list(map(float, vector))
-    if not all(map(math.isfinite, out)):
-        raise ValidationError(f"{what} must contain finite numbers (no NaN or infinity)")
-    return out
-
-
-def check_id(record_id: Any) -> str:
-    """A valid record id (non-empty string of at most :data:`ID_MAX_BYTES` bytes)."""
-    if not isinstance(record_id, str) or not record_id:
-        raise ValidationError(f"record id must be a non-empty string, got {record_id!r}")
+def check_id(record_id: Any, where: str = "id") -> str:
+    """A contract id (``store_checks.check_id``) of at most :data:`ID_MAX_BYTES` bytes."""
+    store_checks.check_id(record_id, where)
     if len(record_id.encode("utf-8")) > ID_MAX_BYTES:
-        raise ValidationError(f"record id is longer than {ID_MAX_BYTES} bytes: {record_id!r}")
-    return record_id
+        raise ValidationError(f"{where} is longer than {ID_MAX_BYTES} bytes: {record_id!r}")
+    return record_id  # type: ignore[no-any-return]  # a str, checked above
 
 
-def check_payload(payload: Any) -> tuple[dict[str, Any], int]:
-    """A copy of ``payload`` (a JSON-serialisable dict with string keys) and its JSON size."""
-    if not isinstance(payload, Mapping):
-        raise ValidationError(f"payload must be a dict, got {type(payload).__name__}")
-    for key in payload:
-        if not isinstance(key, str):
-            raise ValidationError(f"payload keys must be strings, got {key!r}")
-    try:
-        encoded = json.dumps(payload, allow_nan=False, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"payload is not JSON-serialisable: {exc}") from exc
-    return dict(payload), len(encoded.encode("utf-8"))
+def check_ids(ids: Any) -> list[str]:
+    """``store_checks.check_ids``, each id at most :data:`ID_MAX_BYTES` bytes."""
+    return [check_id(i, f"ids[{n}]") for n, i in enumerate(store_checks.check_ids(ids))]
 
 
 def to_row(record: VectorRecord, dims: int, with_text: bool) -> tuple[dict[str, Any], int]:
-    """The Milvus row of a validated record and its approximate size in bytes.
-
-    The caller's objects are not modified.
-    """
-    if not isinstance(record, VectorRecord):
-        raise ValidationError(f"expected a VectorRecord, got {type(record).__name__}")
-    payload, size = check_payload(record.payload)
-    row: dict[str, Any] = {
-        "id": check_id(record.id),
-        "vector": check_vector(record.vector, dims),
-        "payload": payload,
-    }
+    """The Milvus row of a record checked by ``store_checks.check_records`` and its
+    approximate size in bytes."""
+    payload = record.payload
+    size = len(json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+    row: dict[str, Any] = {"id": check_id(record.id), "vector": record.vector, "payload": payload}
     for key in SCOPE_COLUMNS:
         row[key] = _short(payload.get(key), SCOPE_MAX_BYTES)
     for key in EXTRA_COLUMNS:

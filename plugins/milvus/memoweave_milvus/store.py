@@ -17,6 +17,18 @@ from typing import Any
 from memoweave.errors import NotFound, ValidationError, VectorStoreError
 from memoweave.filters import compile_filter, parse_filter
 from memoweave.filters.ast import FilterNode
+from memoweave.providers.checks import check_positive
+from memoweave.providers.store_checks import (
+    check_collection_name,
+    check_metric,
+    check_payload,
+    check_records,
+    check_text,
+    check_vector,
+    closed,
+    invalid_cursor,
+    not_bound,
+)
 from memoweave.providers.vector_store import (
     Metric,
     Page,
@@ -39,8 +51,7 @@ from memoweave_milvus.schema import (
     build_indexes,
     build_schema,
     check_id,
-    check_payload,
-    check_vector,
+    check_ids,
     describe_layout,
     to_row,
 )
@@ -93,15 +104,15 @@ class MilvusVectorStore(VectorStore):
     def _ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> Steps[None]:
         """Create the collection if missing (and load it), open and check it otherwise."""
         self._check_open()
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise ValidationError(
-                f"invalid Milvus collection name {name!r}",
-                hint="Use letters, digits and underscores, starting with a letter or _.",
-            )
+        check_collection_name(
+            name, _NAME, "Use letters, digits and underscores, starting with a letter or _."
+        )
         if isinstance(dims, bool) or not isinstance(dims, int) or not 1 <= dims <= MAX_DIMS:
-            raise ValidationError(f"dims must be an integer in [1, {MAX_DIMS}], got {dims!r}")
-        if metric not in METRICS:
-            raise ValidationError(f"metric must be one of {sorted(METRICS)}, got {metric!r}")
+            raise ValidationError(
+                f"dims must be an integer in [1, {MAX_DIMS}], got {dims!r}",
+                details={"argument": "dims"},
+            )
+        check_metric(metric)
         rpc, kw = self._client.rpc, {"timeout": self._config.timeout}
         with engine_errors("ensure_collection", collection=name):
             if (yield call(rpc, "has_collection", name, **kw)):
@@ -198,25 +209,20 @@ class MilvusVectorStore(VectorStore):
     def _bound(self) -> reads.Binding:
         self._check_open()
         if self._binding is None:
-            raise VectorStoreError(
-                "the Milvus store is not bound to a collection",
-                hint="Call ensure_collection(name, dims, metric) first.",
-            )
+            raise not_bound("Milvus")
         return self._binding
 
     def _check_open(self) -> None:
         if self._closed:
-            raise VectorStoreError("the Milvus store is closed", hint="Create a new store.")
+            raise closed("Milvus")
 
     # -- writes --------------------------------------------------------------------------
 
     def _upsert(self, records: Sequence[VectorRecord]) -> Steps[None]:
         """Insert or replace ``records``; validated first, sent in size-bounded chunks."""
         b = self._bound()
-        if isinstance(records, (str, bytes)) or not isinstance(records, Sequence):
-            raise ValidationError("records must be a sequence of VectorRecord")
         rows: dict[str, tuple[dict[str, Any], int]] = {}
-        for record in records:
+        for record in check_records(records, b.dims):
             row, weight = to_row(record, b.dims, self._with_text)
             rows.pop(row["id"], None)  # the last occurrence of an id wins
             rows[row["id"]] = (row, weight)
@@ -252,7 +258,7 @@ class MilvusVectorStore(VectorStore):
     def _delete(self, ids: Sequence[str]) -> Steps[None]:
         """Delete ``ids``; unknown ids are ignored."""
         b = self._bound()
-        wanted = list(dict.fromkeys(check_id(i) for i in _ids(ids)))
+        wanted = list(dict.fromkeys(check_ids(ids)))
         for start in range(0, len(wanted), ID_CHUNK):
             with engine_errors("delete", collection=b.name):
                 yield call(
@@ -270,7 +276,7 @@ class MilvusVectorStore(VectorStore):
         b = self._bound()
         check_id(id)
         new_vector = check_vector(vector, b.dims) if vector is not None else None
-        new_payload = check_payload(payload)[0] if payload is not None else None
+        new_payload = check_payload(payload) if payload is not None else None
         existing = yield from self._get([id], with_vectors=new_vector is None)
         if not existing:
             raise NotFound(f"no record {id!r} in Milvus collection {b.name!r}", details={"id": id})
@@ -296,7 +302,7 @@ class MilvusVectorStore(VectorStore):
     def _get(self, ids: Sequence[str], *, with_vectors: bool = False) -> Steps[list[StoredRecord]]:
         """The existing records among ``ids``, in the order asked."""
         b = self._bound()
-        asked = [check_id(i) for i in _ids(ids)]
+        asked = check_ids(ids)
         unique = list(dict.fromkeys(asked))
         fields = ["payload", "vector"] if with_vectors else ["payload"]
         found: dict[str, StoredRecord] = {}
@@ -318,7 +324,7 @@ class MilvusVectorStore(VectorStore):
         b = self._bound()
         query = check_vector(vector, b.dims, "query vector")
         tr, keep = self._filter(filter)
-        return (yield from reads.search(b, query, _positive("top_k", top_k), tr, keep))
+        return (yield from reads.search(b, query, check_positive(top_k, "top_k"), tr, keep))
 
     def _keyword_search(
         self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
@@ -331,9 +337,8 @@ class MilvusVectorStore(VectorStore):
                 hint="It needs Milvus 2.5+ (or Milvus Lite 3.x), keyword_search: true, and a "
                 "collection created with them.",
             )
-        if not isinstance(text, str):
-            raise ValidationError(f"text must be a string, got {type(text).__name__}")
-        top_k = _positive("top_k", top_k)
+        check_text(text)
+        top_k = check_positive(top_k, "top_k")
         if not text.strip():
             return []
         tr, keep = self._filter(filter)
@@ -344,10 +349,11 @@ class MilvusVectorStore(VectorStore):
     ) -> Steps[Page]:
         """One page of the records matching ``filter``, in id order."""
         b = self._bound()
+        limit = check_positive(limit, "limit")
         if cursor is not None and not isinstance(cursor, str):
-            raise ValidationError(f"cursor must be a string or None, got {cursor!r}")
+            raise invalid_cursor(cursor)
         tr, keep = self._filter(filter)
-        return (yield from reads.list_page(b, tr, keep, _positive("limit", limit), cursor))
+        return (yield from reads.list_page(b, tr, keep, limit, cursor))
 
     def _count(self, *, filter: FilterNode | None = None) -> Steps[int]:
         """How many records match ``filter``."""
@@ -389,15 +395,3 @@ class MilvusVectorStore(VectorStore):
     acount = awaitable(_count)
     close = blocking(_close)
     aclose = awaitable(_close)
-
-
-def _ids(ids: Sequence[str]) -> Sequence[str]:
-    if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
-        raise ValidationError("ids must be a sequence of strings")
-    return ids
-
-
-def _positive(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValidationError(f"{name} must be a positive integer, got {value!r}")
-    return value

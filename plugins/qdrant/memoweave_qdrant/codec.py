@@ -1,4 +1,6 @@
-"""Input validation and the payload/vector encoding the store writes to Qdrant.
+"""The Qdrant-specific input checks (UUID ids, collection names, a reserved payload
+prefix; the contract's own are :mod:`memoweave.providers.store_checks`) and the
+payload/vector encoding the store writes to Qdrant.
 
 Stored payload = the caller's payload, untouched, plus at most two bookkeeping keys with
 the reserved prefix ``_mw_`` (stripped again on every read):
@@ -18,29 +20,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memoweave.errors import ValidationError
+from memoweave.providers import store_checks
+from memoweave.providers.vector_store import Payload
 from memoweave_qdrant.filters import LISTS_KEY
 
 RESERVED_PREFIX = "_mw_"
 NORM_KEY = "_mw_norm"
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_COLLECTION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}\Z")
+_COLLECTION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 
 
 def check_collection_name(name: object) -> str:
     """A collection name: 1-128 of ``[A-Za-z0-9_-]``, starting alphanumeric."""
-    if not isinstance(name, str) or not _COLLECTION.match(name):
-        raise ValidationError(
-            f"invalid collection name {name!r}",
-            hint="Use 1-128 letters, digits, '_' or '-', starting with a letter or digit.",
-        )
-    return name
-
-
-def check_positive(name: str, value: object) -> int:
-    """A positive ``int`` (not ``bool``)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValidationError(f"{name} must be a positive integer, got {value!r}")
-    return value
+    return store_checks.check_collection_name(
+        name, _COLLECTION, "Use 1-128 letters, digits, '_' or '-', starting with a letter or digit."
+    )
 
 
 def parse_id(value: object) -> uuid.UUID:
@@ -58,45 +51,33 @@ def parse_id(value: object) -> uuid.UUID:
     )
 
 
-def check_vector(vector: object, dims: int) -> tuple[list[float], float]:
-    """``vector`` as a list of ``dims`` finite floats, and its L2 norm."""
-    if isinstance(vector, str | bytes | Mapping):
-        raise ValidationError("vector must be a sequence of floats")
-    try:
-        values = list(map(float, vector))  # type: ignore[call-overload]
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"vector must be a sequence of floats: {exc}") from None
-    if len(values) != dims:
-        raise ValidationError(
-            f"vector has {len(values)} dimensions, the collection has {dims}",
-            hint="Use the same embedder (and dims) the collection was created with.",
-        )
-    norm = math.hypot(*values)  # C loop; NaN or inf in, non-finite out
+def parse_ids(ids: object) -> list[uuid.UUID]:
+    """:func:`parse_id` of every id of a list checked by ``store_checks.check_ids``."""
+    return [parse_id(i) for i in store_checks.check_ids(ids)]
+
+
+def norm_of(vector: list[float]) -> float:
+    """The L2 norm of a checked vector; ``ValidationError`` if it overflows."""
+    norm = math.hypot(*vector)  # C loop
     if not math.isfinite(norm):
-        raise ValidationError("vector contains NaN, infinite or overflowing values")
-    return values, norm
+        raise ValidationError("the vector's norm overflows a float", hint="Scale the vector down.")
+    return norm
 
 
-def encode_payload(payload: object, *, norm: float | None) -> dict[str, Any]:
-    """The payload to store: a shallow copy plus the bookkeeping keys."""
-    if not isinstance(payload, Mapping):
-        raise ValidationError(f"payload must be a dict, got {type(payload).__name__}")
+def encode_payload(payload: Payload, *, norm: float | None) -> dict[str, Any]:
+    """The payload to store (one checked by ``store_checks.check_payload``) plus the
+    bookkeeping keys."""
     stored: dict[str, Any] = {}
     lists: list[str] = []
     for key, value in payload.items():
-        if not isinstance(key, str) or not _KEY.match(key):
-            raise ValidationError(
-                f"invalid payload key {key!r}", hint="Keys match [A-Za-z_][A-Za-z0-9_]*."
-            )
         if key.startswith(RESERVED_PREFIX):
             raise ValidationError(
                 f"payload key {key!r} uses the prefix {RESERVED_PREFIX!r} reserved by the "
                 "Qdrant store",
                 hint="Rename the key.",
             )
-        if isinstance(value, list | tuple):
+        if isinstance(value, list):
             lists.append(key)
-            value = list(value)
         stored[key] = value
     if lists:
         stored[LISTS_KEY] = sorted(lists)

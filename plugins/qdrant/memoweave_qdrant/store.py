@@ -20,7 +20,19 @@ from uuid import UUID
 
 from memoweave.errors import MemoweaveError, NotFound, ValidationError, VectorStoreError
 from memoweave.filters.ast import FilterNode
+from memoweave.providers.checks import check_positive
 from memoweave.providers.file_lock import LockHeld
+from memoweave.providers.store_checks import (
+    check_dims,
+    check_metric,
+    check_payload,
+    check_records,
+    check_text,
+    check_vector,
+    closed,
+    invalid_cursor,
+    not_bound,
+)
 from memoweave.providers.vector_store import (
     EXPIRY_KEY,
     HASH_KEY,
@@ -45,7 +57,6 @@ from memoweave_qdrant.filters import LISTS_KEY, Clause, translate
 
 T = TypeVar("T")
 Keep = Callable[[Payload], bool]
-_METRICS = ("cosine", "dot", "euclidean")
 _LOCK_MARKERS = ("WouldBlock", "already accessed by another instance", "Resource temporarily")
 _LOCK_HINT = (
     "Close the other memoweave process or store using this folder; to share one store "
@@ -117,11 +128,9 @@ class QdrantVectorStore(VectorStore):
 
     def _bound(self) -> Steps[Engine]:
         if self._closed:
-            raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
+            raise closed("Qdrant")
         if self._name is None:
-            raise VectorStoreError(
-                "no collection bound", hint="Call ensure_collection(name, dims) first."
-            )
+            raise not_bound("Qdrant")
         if self._dropped:
             yield from self._open(self._name, self._dims, self._metric)
         return self._engine
@@ -194,11 +203,10 @@ class QdrantVectorStore(VectorStore):
     def _ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> Steps[None]:
         """Create or open ``name`` and bind to it; ``VectorStoreError`` on a dims/metric clash."""
         codec.check_collection_name(name)
-        codec.check_positive("dims", dims)
-        if metric not in _METRICS:
-            raise ValidationError(f"metric must be one of {_METRICS}, got {metric!r}")
+        check_dims(dims)
+        check_metric(metric)
         if self._closed:
-            raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
+            raise closed("Qdrant")
         yield from self._open(name, dims, metric)
 
     def describe_collection(self, name: str) -> tuple[int, Metric] | None:
@@ -206,7 +214,7 @@ class QdrantVectorStore(VectorStore):
         bound store stays bound to its own collection."""
         codec.check_collection_name(name)
         if self._closed:
-            raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
+            raise closed("Qdrant")
         engine = self._engine
 
         def describe() -> tuple[int, Metric] | None:
@@ -225,17 +233,10 @@ class QdrantVectorStore(VectorStore):
         engine = yield from self._bound()
         cosine = self._metric == "cosine"
         points = []
-        for record in records:
-            if not isinstance(record, VectorRecord):
-                raise ValidationError(f"expected VectorRecord, got {type(record).__name__}")
-            vector, norm = codec.check_vector(record.vector, self._dims)
-            points.append(
-                (
-                    codec.parse_id(record.id),
-                    vector,
-                    codec.encode_payload(record.payload, norm=norm if cosine else None),
-                )
-            )
+        for record in check_records(records, self._dims):
+            norm = codec.norm_of(record.vector) if cosine else None
+            pid = codec.parse_id(record.id)
+            points.append((pid, record.vector, codec.encode_payload(record.payload, norm=norm)))
         if points:
             yield from self._step("upsert", engine.upsert, points)
 
@@ -244,8 +245,8 @@ class QdrantVectorStore(VectorStore):
     ) -> Steps[list[SearchHit]]:
         """The ``top_k`` most similar records matching ``filter``, best first."""
         engine = yield from self._bound()
-        query, _ = codec.check_vector(vector, self._dims)
-        codec.check_positive("top_k", top_k)
+        query = check_vector(vector, self._dims, "query vector")
+        check_positive(top_k, "top_k")
         where, keep = self._filter(filter)
         return (
             yield from self._ranked(
@@ -258,9 +259,8 @@ class QdrantVectorStore(VectorStore):
     ) -> Steps[list[SearchHit]]:
         """BM25 over ``payload["memory"]`` (Qdrant's text index with scoring)."""
         engine = yield from self._bound()
-        if not isinstance(text, str):
-            raise ValidationError(f"text must be a string, got {type(text).__name__}")
-        codec.check_positive("top_k", top_k)
+        check_text(text)
+        check_positive(top_k, "top_k")
         if not text.strip():
             return []
         where, keep = self._filter(filter)
@@ -276,7 +276,7 @@ class QdrantVectorStore(VectorStore):
     def _get(self, ids: Sequence[str], *, with_vectors: bool = False) -> Steps[list[StoredRecord]]:
         """The existing records among ``ids``, in the order asked."""
         engine = yield from self._bound()
-        wanted = [codec.parse_id(i) for i in ids]
+        wanted = codec.parse_ids(ids)
         if not wanted:
             return []
         rows = yield from self._step(
@@ -294,7 +294,7 @@ class QdrantVectorStore(VectorStore):
     def _delete(self, ids: Sequence[str]) -> Steps[None]:
         """Delete ``ids``; missing ids are ignored."""
         engine = yield from self._bound()
-        wanted = [codec.parse_id(i) for i in ids]
+        wanted = codec.parse_ids(ids)
         if wanted:
             yield from self._step("delete", engine.delete, wanted)
 
@@ -304,10 +304,11 @@ class QdrantVectorStore(VectorStore):
         """Replace the vector and/or the whole payload of ``id``; ``NotFound`` if missing."""
         engine = yield from self._bound()
         pid = codec.parse_id(id)
-        new_vector, new_norm = (
-            codec.check_vector(vector, self._dims) if vector is not None else (None, 0.0)
+        new_vector = check_vector(vector, self._dims) if vector is not None else None
+        new_norm = codec.norm_of(new_vector) if new_vector is not None else 0.0
+        new_payload = (
+            codec.encode_payload(check_payload(payload), norm=None) if payload is not None else None
         )
-        new_payload = codec.encode_payload(payload, norm=None) if payload is not None else None
         rows = yield from self._step("retrieve", engine.retrieve, [pid], False)
         if not rows:
             raise NotFound(f"record {id} does not exist", details={"id": id})
@@ -327,7 +328,7 @@ class QdrantVectorStore(VectorStore):
     ) -> Steps[Page]:
         """One page of matching records in id order; the cursor is the next record's id."""
         engine = yield from self._bound()
-        codec.check_positive("limit", limit)
+        check_positive(limit, "limit")
         start = self._cursor(cursor)
         where, keep = self._filter(filter)
         if keep is None:
@@ -379,7 +380,7 @@ class QdrantVectorStore(VectorStore):
         lost or damaged ``memoweave.json``, from the shard's own configuration)."""
         codec.check_collection_name(name)
         if self._closed:
-            raise VectorStoreError("the Qdrant store is closed", hint="Create a new store.")
+            raise closed("Qdrant")
         repaired = run(self._step("repair collection", self._engine.repair, name))
         self._dropped = self._dropped or (bool(repaired) and self._name == name)
         return repaired
@@ -390,10 +391,7 @@ class QdrantVectorStore(VectorStore):
         try:
             return codec.parse_id(cursor)
         except ValidationError:
-            raise ValidationError(
-                f"invalid list cursor {cursor!r}",
-                hint="Pass back the next_cursor of the previous page unchanged.",
-            ) from None
+            raise invalid_cursor(cursor) from None
 
 
 class QdrantClientStore(QdrantVectorStore):

@@ -24,6 +24,20 @@ from typing import Any, TypeVar
 from memoweave.errors import NotFound, VectorStoreError
 from memoweave.filters import compile_filter
 from memoweave.filters.ast import FilterNode
+from memoweave.providers.checks import check_positive
+from memoweave.providers.store_checks import (
+    check_collection_name,
+    check_dims,
+    check_id,
+    check_ids,
+    check_metric,
+    check_payload,
+    check_records,
+    check_vector,
+    closed,
+    invalid_cursor,
+    not_bound,
+)
 from memoweave.providers.vector_store import (
     Metric,
     Page,
@@ -34,15 +48,13 @@ from memoweave.providers.vector_store import (
     VectorRecord,
     VectorStore,
 )
-from memoweave.stores._checks import check_ids, check_payload, fail, positive
-from memoweave.stores._vectors import check_vector
 from memoweave_sqlite_vec.config import SqliteVecStoreConfig
 from memoweave_sqlite_vec.connection import guarded, open_connection, transaction
 from memoweave_sqlite_vec.filters import COLUMNS, Translation, column_values, translate
 
 T = TypeVar("T")
-_METRICS = ("cosine", "dot", "euclidean")
-_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\Z")
+_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}")
+_NAME_RULE = "Use 1-200 letters, digits, '_', '-' or '.', not starting with '-' or '.'."
 _CURSOR = "sv1:"
 _CHUNK = 500  # ids per IN (...) list
 _UPSERT = (
@@ -74,16 +86,14 @@ class SqliteVecStore(VectorStore):
     def _call(self, action: str, fn: Callable[[], T]) -> T:
         with self._lock:
             if self._closed:
-                raise VectorStoreError("the sqlite-vec store is closed", hint="Create a new store.")
+                raise closed("sqlite-vec")
             return guarded(action, self._where, fn)
 
     def _bound(self) -> str:
         if self._closed:
-            raise VectorStoreError("the sqlite-vec store is closed", hint="Create a new store.")
+            raise closed("sqlite-vec")
         if self._name is None:
-            raise VectorStoreError(
-                "no collection bound", hint="Call ensure_collection(name, dims) first."
-            )
+            raise not_bound("sqlite-vec")
         return self._name
 
     def _rows(self, sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
@@ -98,14 +108,9 @@ class SqliteVecStore(VectorStore):
 
     def ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
         """Create or open ``name`` and bind to it; ``VectorStoreError`` on a dims/metric clash."""
-        if not isinstance(name, str) or not _NAME_RE.match(name):
-            raise fail(
-                f"invalid collection name {name!r}",
-                "Use 1-200 letters, digits, '_', '-' or '.', not starting with '-' or '.'.",
-            )
-        positive(dims, "dims")
-        if metric not in _METRICS:
-            raise fail(f"unknown metric {metric!r}; use one of {', '.join(_METRICS)}")
+        check_collection_name(name, _NAME_RE, _NAME_RULE)
+        check_dims(dims)
+        check_metric(metric)
 
         def open_collection() -> tuple[int, str]:
             with transaction(self._conn):
@@ -121,11 +126,11 @@ class SqliteVecStore(VectorStore):
 
         actual = self._call("open collection", open_collection)
         if tuple(actual) != (dims, metric):
-            raise fail(
+            raise VectorStoreError(
                 f"collection {name!r} exists with dims={actual[0]} metric={actual[1]!r}, "
                 f"asked for dims={dims} metric={metric!r}",
-                "Use the collection's dims and metric, or drop it / pick another name.",
-                collection=name,
+                hint="Use the collection's dims and metric, or drop it / pick another name.",
+                details={"collection": name},
             )
         self._name, self._dims, self._metric = name, dims, metric
 
@@ -133,14 +138,10 @@ class SqliteVecStore(VectorStore):
         """Insert or replace ``records`` in one transaction (idempotent by id)."""
         name = self._bound()
         rows = []
-        for index, record in enumerate(records):
-            if not isinstance(record, VectorRecord):
-                raise fail(f"records[{index}] must be a VectorRecord, got {type(record).__name__}")
-            check_ids([record.id])
-            blob, norm = self._vector(record.vector, f"records[{index}].vector")
-            payload = check_payload(record.payload, f"records[{index}]")
-            columns, other = column_values(payload)
-            text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+        for record in check_records(records, self._dims):
+            blob, norm = _blob(record.vector)
+            columns, other = column_values(record.payload)
+            text = json.dumps(record.payload, ensure_ascii=False, allow_nan=False)
             rows.append((name, record.id, *columns, other, text, blob, norm))
         if rows:
             self._call("upsert", lambda: self._write(_UPSERT, rows))
@@ -157,21 +158,13 @@ class SqliteVecStore(VectorStore):
             (self._name, self._dims, self._metric),
         )
 
-    def _vector(self, values: Any, where: str) -> tuple[bytes, float]:
-        try:
-            checked = check_vector(values, self._dims)
-        except ValueError as exc:
-            raise fail(f"{where}: {exc}") from None
-        floats = array("f", checked)
-        return floats.tobytes(), math.hypot(*floats)
-
     def search(
         self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
     ) -> list[SearchHit]:
         """The ``top_k`` most similar records matching ``filter``, best first (exact)."""
         name = self._bound()
-        positive(top_k, "top_k")
-        query, qnorm = self._vector(vector, "vector")
+        check_positive(top_k, "top_k")
+        query, qnorm = _blob(check_vector(vector, self._dims, "query vector"))
         where, keep = self._filter(filter)
         score, score_params = self._score_sql(query, qnorm)
         sql = (
@@ -236,15 +229,15 @@ class SqliteVecStore(VectorStore):
     ) -> None:
         """Replace the vector and/or the whole payload of ``id``; ``NotFound`` if missing."""
         name = self._bound()
-        check_ids([id])
+        check_id(id)
         sets: list[str] = []
         params: list[object] = []
         if vector is not None:
-            blob, norm = self._vector(vector, "vector")
+            blob, norm = _blob(check_vector(vector, self._dims))
             sets += ["vector = ?", "norm = ?"]
             params += [blob, norm]
         if payload is not None:
-            checked = check_payload(payload, "update")
+            checked = check_payload(payload)
             columns, other = column_values(checked)
             sets += [f"{c} = ?" for c in COLUMNS] + ["mw_other = ?", "payload = ?"]
             params += [*columns, other, json.dumps(checked, ensure_ascii=False, allow_nan=False)]
@@ -271,7 +264,7 @@ class SqliteVecStore(VectorStore):
     ) -> Page:
         """One page of matching records in id order; the cursor names the last id returned."""
         self._bound()
-        positive(limit, "limit")
+        check_positive(limit, "limit")
         after = _decode_cursor(cursor)
         records: list[StoredRecord] = []
         for record in self._matching(filter, after, limit + 1):
@@ -337,4 +330,10 @@ def _decode_cursor(cursor: str | None) -> str | None:
         return None
     if isinstance(cursor, str) and cursor.startswith(_CURSOR) and len(cursor) > len(_CURSOR):
         return cursor[len(_CURSOR) :]
-    raise fail(f"invalid cursor {cursor!r}", "Pass back the next_cursor of a previous page.")
+    raise invalid_cursor(cursor)
+
+
+def _blob(vector: list[float]) -> tuple[bytes, float]:
+    """A checked vector as sqlite-vec's float32 blob, and its norm."""
+    floats = array("f", vector)
+    return floats.tobytes(), math.hypot(*floats)

@@ -20,42 +20,21 @@ euclidean  ``1 / (1 + d²)``                ``-sqrt(1/s - 1)`` (minus the L2 dis
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
-from memoweave.errors import VectorStoreError
-from memoweave.filters.parse import FIELD_RE
 from memoweave.providers.vector_store import Payload
 
 NULLS_KEY = "memoweave:nulls"
 SIMILARITY_FUNCTIONS = {"cosine": "COSINE", "dot": "DOT_PRODUCT", "euclidean": "EUCLIDEAN"}
 
 
-def encode_payload(payload: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """Upstash metadata for ``payload`` (a new dict; ``payload`` is not modified)."""
-    if not isinstance(payload, Mapping):
-        raise VectorStoreError(f"{where}.payload must be a dict, got {type(payload).__name__}")
-    metadata: dict[str, Any] = {}
-    nulls: list[str] = []
-    for key, value in payload.items():
-        if not isinstance(key, str) or not FIELD_RE.match(key):
-            raise VectorStoreError(
-                f"{where}.payload key {key!r} must match [A-Za-z_][A-Za-z0-9_]*",
-                hint="Rename the payload key.",
-            )
-        if value is None:
-            nulls.append(key)
-        else:
-            metadata[key] = value
-    try:  # a deep copy that also proves the payload is plain, finite JSON
-        metadata = json.loads(json.dumps(metadata, allow_nan=False))
-    except (TypeError, ValueError) as exc:
-        raise VectorStoreError(
-            f"{where}.payload is not JSON-serialisable: {exc}",
-            hint="Payload values must be str, int, finite float, bool, None, lists or dicts.",
-        ) from None
+def encode_payload(payload: Payload) -> dict[str, Any]:
+    """Upstash metadata for a payload checked by :mod:`memoweave.providers.store_checks`
+    (a new dict; ``payload`` is not modified)."""
+    metadata = {key: value for key, value in payload.items() if value is not None}
+    nulls = [key for key, value in payload.items() if value is None]
     if nulls:
         metadata[NULLS_KEY] = nulls
     return metadata
@@ -71,24 +50,6 @@ def decode_metadata(metadata: Mapping[str, Any] | None) -> Payload:
     return payload
 
 
-def check_vector(vector: Any, dims: int, where: str) -> list[float]:
-    """``vector`` as a new list of ``dims`` finite floats, else ``VectorStoreError``."""
-    if isinstance(vector, (str, bytes)) or not hasattr(vector, "__len__"):
-        raise VectorStoreError(f"{where}: a vector must be a sequence of numbers")
-    if len(vector) != dims:
-        raise VectorStoreError(
-            f"{where}: vector has {len(vector)} dimensions, the index has {dims}",
-            hint="Use an embedder whose output size matches the Upstash index dimension.",
-        )
-    try:
-        out = [float(x) for x in vector]
-    except (TypeError, ValueError):
-        raise VectorStoreError(f"{where}: a vector must contain only numbers") from None
-    if not all(math.isfinite(x) for x in out) or any(isinstance(x, bool) for x in vector):
-        raise VectorStoreError(f"{where}: a vector must contain only finite numbers")
-    return out
-
-
 def similarity(metric: str, score: float) -> float:
     """The contract's similarity for Upstash's normalised ``score`` (see module docstring)."""
     if metric == "euclidean":
@@ -101,7 +62,6 @@ def similarity(metric: str, score: float) -> float:
 __all__ = [
     "NULLS_KEY",
     "SIMILARITY_FUNCTIONS",
-    "check_vector",
     "decode_metadata",
     "encode_payload",
     "similarity",

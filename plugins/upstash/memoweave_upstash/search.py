@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from memoweave.errors import VectorStoreError
 from memoweave.filters import FilterNode, Predicate, compile_filter
+from memoweave.providers.store_checks import invalid_cursor
 from memoweave.providers.vector_store import EmbedText, Page, SearchHit, StoredRecord
 from memoweave.runtime.steps import Steps, gather
 from memoweave_upstash.filters import translate
@@ -153,11 +154,9 @@ def decode_cursor(cursor: str | None) -> tuple[str, int]:
         data = json.loads(base64.urlsafe_b64decode(cursor[len(_CURSOR_PREFIX) :]))
         position = str(data["c"]), int(data["s"])
     except (ValueError, KeyError, TypeError, binascii.Error):
-        raise VectorStoreError(
-            f"invalid cursor {cursor!r}", hint="Pass back the next_cursor of a previous page."
-        ) from None
+        raise invalid_cursor(cursor) from None
     if position[1] < 0:
-        raise VectorStoreError(f"invalid cursor {cursor!r}")
+        raise invalid_cursor(cursor)
     return position
 
 

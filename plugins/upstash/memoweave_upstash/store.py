@@ -19,8 +19,21 @@ from typing import Any, TypeVar
 
 from memoweave.errors import NotFound, VectorStoreError
 from memoweave.filters import FilterNode, compile_filter, parse_filter
+from memoweave.providers.checks import check_positive
+from memoweave.providers.store_checks import (
+    check_collection_name,
+    check_dims,
+    check_id,
+    check_ids,
+    check_metric,
+    check_payload,
+    check_query,
+    check_records,
+    check_vector,
+    closed,
+    not_bound,
+)
 from memoweave.providers.vector_store import (
-    TEXT_FIELD,
     EmbedText,
     Metric,
     Page,
@@ -36,29 +49,9 @@ from memoweave.runtime.steps import Steps, blocking, call
 from memoweave_upstash import client, search
 from memoweave_upstash.config import NAMESPACE_RE, UpstashStoreConfig
 from memoweave_upstash.filters import translate
-from memoweave_upstash.payloads import (
-    SIMILARITY_FUNCTIONS,
-    check_vector,
-    decode_metadata,
-    encode_payload,
-)
+from memoweave_upstash.payloads import SIMILARITY_FUNCTIONS, decode_metadata, encode_payload
 
 T = TypeVar("T")
-
-
-def _positive(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise VectorStoreError(f"{name} must be a positive int, got {value!r}")
-    return value
-
-
-def _check_ids(ids: Any) -> list[str]:
-    if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
-        raise VectorStoreError(f"ids must be a list of strings, got {type(ids).__name__}")
-    for id_ in ids:
-        if not isinstance(id_, str) or not id_:
-            raise VectorStoreError(f"record ids must be non-empty strings, got {id_!r}")
-    return list(ids)
 
 
 def _chunks(items: list[T], size: int) -> list[list[T]]:
@@ -103,12 +96,9 @@ class UpstashVectorStore(VectorStore):
 
     def _bound(self) -> str:
         if self._closed:
-            raise VectorStoreError("the Upstash store is closed", hint="Create a new store.")
+            raise closed("Upstash")
         if self._namespace is None:
-            raise VectorStoreError(
-                "the Upstash store is not bound to a collection",
-                hint="Call ensure_collection(name, dims, metric) first.",
-            )
+            raise not_bound("Upstash")
         return self._namespace
 
     @property
@@ -120,16 +110,13 @@ class UpstashVectorStore(VectorStore):
 
     def _ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> Steps[None]:
         """Bind to namespace ``prefix + name`` after checking ``dims``/``metric`` on the index."""
+        check_collection_name(
+            name, NAMESPACE_RE, "Use letters, digits, '_' and '-' only (it becomes a namespace)."
+        )
+        dims = check_dims(dims)
+        check_metric(metric)
         if self._closed:
-            raise VectorStoreError("the Upstash store is closed", hint="Create a new store.")
-        if not isinstance(name, str) or not name or not NAMESPACE_RE.fullmatch(name):
-            raise VectorStoreError(
-                f"invalid collection name {name!r}",
-                hint="Use letters, digits, '_' and '-' only (it becomes an Upstash namespace).",
-            )
-        dims = _positive(dims, "dims")
-        if metric not in SIMILARITY_FUNCTIONS:
-            raise VectorStoreError(f"unknown metric {metric!r}; use cosine, dot or euclidean")
+            raise closed("Upstash")
         info = yield from self._step("info", "info")
         if self.capabilities.embeds_text and not _embedding_model(info):
             raise VectorStoreError(
@@ -180,21 +167,15 @@ class UpstashVectorStore(VectorStore):
         Every record is validated before the first request, so bad input writes nothing.
         """
         namespace = self._bound()
-        if isinstance(records, (str, bytes)) or not isinstance(records, Sequence):
-            raise VectorStoreError("upsert takes a list of VectorRecord")
         vectors: list[dict[str, Any]] = []
         texts: list[dict[str, Any]] = []  # embedded by the index (embeddings: server)
-        for i, rec in enumerate(records):
-            if not isinstance(rec, VectorRecord):
-                raise VectorStoreError(f"records[{i}] is not a VectorRecord")
-            _check_ids([rec.id])
-            item = {"id": rec.id, "metadata": encode_payload(rec.payload, f"records[{i}]")}
+        embeds = self.capabilities.embeds_text
+        for rec in check_records(records, self._dims, embeds_text=embeds):
+            item = {"id": rec.id, "metadata": encode_payload(rec.payload)}
             if isinstance(rec.vector, EmbedText):
-                texts.append({**item, "data": self._text(rec.vector, f"records[{i}]")})
+                texts.append({**item, "data": rec.vector.text})
             else:
-                vectors.append(
-                    {**item, "vector": check_vector(rec.vector, self._dims, f"records[{i}]")}
-                )
+                vectors.append({**item, "vector": rec.vector})
         for chunk in _chunks(vectors, self.config.upsert_batch_size):
             yield from self._step("upsert", "upsert", chunk, namespace=namespace)
         for chunk in _chunks(texts, self.config.upsert_batch_size):
@@ -203,7 +184,7 @@ class UpstashVectorStore(VectorStore):
     def _delete(self, ids: Sequence[str]) -> Steps[None]:
         """Delete ``ids``; missing ids are ignored."""
         namespace = self._bound()
-        for chunk in _chunks(_check_ids(ids), self.config.read_batch_size):
+        for chunk in _chunks(check_ids(ids), self.config.read_batch_size):
             yield from self._step("delete", "delete", chunk, namespace=namespace)
 
     def _update(
@@ -213,9 +194,9 @@ class UpstashVectorStore(VectorStore):
         from upstash_vector.types import MetadataUpdateMode
 
         namespace = self._bound()
-        _check_ids([id])
-        new_vector = None if vector is None else check_vector(vector, self._dims, "update")
-        metadata = None if payload is None else encode_payload(payload, "update")
+        check_id(id)
+        new_vector = None if vector is None else check_vector(vector, self._dims)
+        metadata = None if payload is None else encode_payload(check_payload(payload))
         if new_vector is None and metadata is None:
             if not (yield from self._get([id])):
                 raise NotFound(f"no record {id!r} in collection {namespace!r}")
@@ -237,7 +218,7 @@ class UpstashVectorStore(VectorStore):
     def _get(self, ids: Sequence[str], *, with_vectors: bool = False) -> Steps[list[StoredRecord]]:
         """The existing records among ``ids``, in the order asked."""
         namespace = self._bound()
-        wanted = _check_ids(ids)
+        wanted = check_ids(ids)
         found: dict[str, StoredRecord] = {}
         for chunk in _chunks(list(dict.fromkeys(wanted)), self.config.read_batch_size):
             results = yield from self._step(
@@ -269,14 +250,12 @@ class UpstashVectorStore(VectorStore):
     ) -> Steps[list[list[SearchHit]]]:
         """:meth:`search` for several query vectors, batched through the SDK's ``query_many``."""
         namespace = self._bound()
-        top_k = _positive(top_k, "top_k")
-        queries: list[list[float] | EmbedText] = [
-            v if isinstance(v, EmbedText) else check_vector(v, self._dims, f"vectors[{i}]")
+        top_k = check_positive(top_k, "top_k")
+        embeds = self.capabilities.embeds_text
+        queries = [
+            check_query(v, self._dims, f"vectors[{i}]", embeds_text=embeds)
             for i, v in enumerate(vectors)
         ]
-        for i, query in enumerate(queries):
-            if isinstance(query, EmbedText):
-                self._text(query, f"vectors[{i}]")
         node = parse_filter(filter)
         return (yield from search.run(self, namespace, queries, top_k, node))
 
@@ -285,7 +264,7 @@ class UpstashVectorStore(VectorStore):
     ) -> Steps[Page]:
         """One page of matching records in Upstash's range order (filtered client-side)."""
         namespace = self._bound()
-        limit = _positive(limit, "limit")
+        limit = check_positive(limit, "limit")
         node = parse_filter(filter)
         if translate(node).nothing:
             return Page([], None)
@@ -303,18 +282,6 @@ class UpstashVectorStore(VectorStore):
             return 0
         predicate = compile_filter(node)
         return len((yield from search.scan(self, namespace, predicate)))
-
-    def _text(self, value: EmbedText, where: str) -> str:
-        """The text of an :class:`EmbedText`, accepted only with server-side embeddings."""
-        if not self.capabilities.embeds_text:
-            raise VectorStoreError(
-                f"{where}: got text to embed, but the store is configured with embeddings: client",
-                hint="Pass float vectors, or set embeddings: server on an index with an "
-                "embedding model.",
-            )
-        if not isinstance(value.text, str) or not value.text.strip():
-            raise VectorStoreError(f"{where}: the text to embed ({TEXT_FIELD}) is empty")
-        return value.text
 
     def _close(self) -> Steps[None]:
         """Release the HTTP connections. Idempotent."""

@@ -12,7 +12,7 @@ from memoweave_upstash.emulator import UpstashEmulator
 from memoweave_upstash.emulator.store import BUILTIN_MODEL, builtin_embedding
 
 from memoweave import Memory
-from memoweave.errors import ConfigError, VectorStoreError
+from memoweave.errors import ConfigError, ValidationError, VectorStoreError
 from memoweave.plugins import load_registry
 from memoweave.providers.store_embedder import StoreEmbedder
 from memoweave.providers.vector_store import EmbedText, VectorRecord
@@ -80,9 +80,9 @@ def test_text_is_refused_by_a_client_side_store(upstash_emu: UpstashEmulator) ->
         "vector_store", "upstash", {"url": upstash_emu.url, "token": upstash_emu.token}
     )
     store.ensure_collection("c", 8)
-    with pytest.raises(VectorStoreError, match="embeddings: client"):
+    with pytest.raises(ValidationError, match="does not embed text"):
         store.upsert([VectorRecord("00000000-0000-0000-0000-000000000001", EmbedText("hi"), {})])
-    with pytest.raises(VectorStoreError, match="embeddings: client"):
+    with pytest.raises(ValidationError, match="does not embed text"):
         store.search(EmbedText("hi"))
     store.close()
 

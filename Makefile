@@ -20,17 +20,19 @@ $(STAMP): pyproject.toml constraints.txt $(wildcard plugins/*/pyproject.toml) Ma
 
 install: $(STAMP)
 
+# mypy: strict on the core, mypy's defaults on every plugin package (pyproject [tool.mypy])
+PLUGIN_PACKAGES := $(filter-out %.egg-info/,$(wildcard plugins/*/memoweave_*/))
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy core/memoweave $(PLUGIN_PACKAGES)
 
 format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+test: lint
 	$(BIN)/python -m pytest tests $(PLUGINS)
 
 demo: $(STAMP)
@@ -51,4 +53,4 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/peer.py --quick
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -124,7 +124,7 @@ def _principal(spec: ApiKeyConfig) -> Principal:
     grant: dict[str, frozenset[str] | None] = {}
     for key in IDENTITY_KEYS:
         if key in spec.grant:
-            values = spec.grant[key]  # type: ignore[index]
+            values = spec.grant[key]
             grant[key] = None if values == "*" else frozenset(values)
     return Principal(spec.name, spec.role, grant)
 

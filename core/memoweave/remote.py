@@ -39,7 +39,7 @@ def _check_url(url: Any) -> str:
             f"server URL must be http(s)://host[:port], got {url!r}",
             hint="Pass --server http://127.0.0.1:8765 (or set MEMOWEAVE_SERVER).",
         )
-    return url.rstrip("/")
+    return str(url).rstrip("/")
 
 
 def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -63,11 +63,15 @@ class RemoteMemory:
 
     def add(self, messages: Any, **options: Any) -> dict[str, Any]:
         """``Memory.add`` on the server (``POST /memories``)."""
-        return self._call("POST", "/memories", body={"messages": messages, **options})
+        answer: dict[str, Any] = self._call(
+            "POST", "/memories", body={"messages": messages, **options}
+        )
+        return answer
 
     def search(self, query: str, **options: Any) -> dict[str, Any]:
         """``Memory.search`` on the server (``POST /search``)."""
-        return self._call("POST", "/search", body={"query": query, **options})
+        answer: dict[str, Any] = self._call("POST", "/search", body={"query": query, **options})
+        return answer
 
     def get_all(self, *, filters: Mapping[str, Any] | None = None, **options: Any) -> Any:
         """``Memory.get_all`` on the server (``GET /memories``)."""
@@ -79,7 +83,10 @@ class RemoteMemory:
     def get(self, memory_id: str, **scope: Any) -> dict[str, Any] | None:
         """``Memory.get``: the memory, or ``None`` (also outside the key's grant)."""
         try:
-            return self._call("GET", self._memory_path(memory_id), query=scope)
+            answer: dict[str, Any] | None = self._call(
+                "GET", self._memory_path(memory_id), query=scope
+            )
+            return answer
         except NotFound:
             return None
 
@@ -94,19 +101,27 @@ class RemoteMemory:
     ) -> dict[str, Any]:
         """``Memory.update`` on the server (``PUT /memories/{id}``)."""
         body = _drop_none({"text": text, "data": data, "metadata": metadata})
-        return self._call("PUT", self._memory_path(memory_id), query=scope, body=body)
+        answer: dict[str, Any] = self._call(
+            "PUT", self._memory_path(memory_id), query=scope, body=body
+        )
+        return answer
 
     def delete(self, memory_id: str, **scope: Any) -> dict[str, str]:
         """``Memory.delete`` on the server (``DELETE /memories/{id}``)."""
-        return self._call("DELETE", self._memory_path(memory_id), query=scope)
+        answer: dict[str, str] = self._call("DELETE", self._memory_path(memory_id), query=scope)
+        return answer
 
     def delete_all(self, **scope: Any) -> dict[str, str]:
         """``Memory.delete_all`` on the server (``DELETE /memories``)."""
-        return self._call("DELETE", "/memories", query=scope)
+        answer: dict[str, str] = self._call("DELETE", "/memories", query=scope)
+        return answer
 
     def history(self, memory_id: str, **scope: Any) -> list[dict[str, Any]]:
         """``Memory.history`` on the server (``GET /memories/{id}/history``)."""
-        return self._call("GET", self._memory_path(memory_id) + "/history", query=scope)
+        answer: list[dict[str, Any]] = self._call(
+            "GET", self._memory_path(memory_id) + "/history", query=scope
+        )
+        return answer
 
     def reset(self) -> None:
         """``Memory.reset`` on the server (``POST /reset``, admin keys only)."""

@@ -41,7 +41,7 @@ class ScopeArgs:
     agent_id: str | None = None
     run_id: str | None = None
 
-    def kwargs(self) -> dict[str, str]:
+    def kwargs(self) -> dict[str, Any]:
         """The ids that were given, as keyword arguments for ``Memory`` methods."""
         return {k: v for k, v in self.__dict__.items() if v is not None}
 
@@ -84,7 +84,7 @@ def scope_options(func: F) -> F:
             default=None,
             help=f"Scope: the {name.split('_')[0]} the memories belong to.",
         )(wrapper)
-    return wrapper  # type: ignore[return-value]
+    return wrapper  # type: ignore[return-value]  # click's decorators keep the signature
 
 
 def json_option(func: F) -> F:

@@ -22,7 +22,7 @@ class PluginCommandGroup(MemoweaveGroup):
     """A :class:`MemoweaveGroup` that also offers the commands of installed plugins."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # click's own, passed on
         self._plugin_commands: list[CommandInfo] | None = None
         self.command_failures: list[PluginLoadFailure] = []
 

@@ -127,6 +127,7 @@ def import_cmd(
             open_memory(config_path) as memory,
             progress_bar("Importing", enabled=not as_json) as bar,
         ):
+            assert file is not None  # exactly one of FILE and --from-mem0, checked above
             source = sys.stdin if file == "-" else file
             summary = import_jsonl(memory, source, progress=bar, **options).as_dict()
     if as_json:

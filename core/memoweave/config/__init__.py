@@ -4,7 +4,8 @@ Errors are :class:`memoweave.errors.ConfigError` whose message reads
 ``<file>:<line>: <dotted.path>: <reason>``; see docs/configuration.md.
 """
 
-from memoweave.config.models import ConfigModel, MemoryConfig, ProviderSpec
+from memoweave.config.base import ConfigModel
+from memoweave.config.models import MemoryConfig, ProviderSpec
 from memoweave.config.providers import validate_providers
 
 __all__ = ["ConfigModel", "MemoryConfig", "ProviderSpec", "validate_providers"]

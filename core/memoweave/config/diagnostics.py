@@ -122,7 +122,7 @@ def from_pydantic(
     ``model`` (the validated model) lets unknown-field errors list the allowed fields.
     All problems are kept in ``details["errors"]``.
     """
-    problems = []
+    problems: list[dict[str, Any]] = []
     for error in exc.errors(include_url=False):
         loc: Loc = (*prefix, *error["loc"])
         line = locate(loc) if locate else None

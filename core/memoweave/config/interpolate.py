@@ -38,7 +38,7 @@ class _Expander:
     def expand(self, depth: int, *, until_brace: bool, use: bool) -> str:
         """Expand from the cursor to the end (or, inside a default, to its closing ``}``).
         With ``use=False`` the text is only parsed (an unused default)."""
-        text, out = self.text, []
+        text, out = self.text, list[str]()
         while self.pos < len(text):
             if until_brace and text[self.pos] == "}":
                 self.pos += 1

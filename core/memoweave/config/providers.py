@@ -1,20 +1,37 @@
-"""Checking a configuration's provider sections against the installed plugins."""
+"""Checking a configuration's provider sections against the installed plugins.
+
+The registry is described by the :class:`ConfigValidator` protocol, so this package does
+not import :mod:`memoweave.plugins` (which imports it): no cycle between the two.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from memoweave.config.diagnostics import config_error
+from memoweave.config.diagnostics import Locator, config_error
 from memoweave.config.models import MemoryConfig
 from memoweave.errors import ProviderNotFound
 
-if TYPE_CHECKING:
-    from memoweave.plugins.registry import ProviderRegistry
+
+class ConfigValidator(Protocol):
+    """What :func:`validate_providers` needs of a registry
+    (:meth:`memoweave.plugins.ProviderRegistry.validate_config`)."""
+
+    def validate_config(
+        self,
+        kind: str,
+        name: str,
+        config: Mapping[str, Any] | BaseModel | None = None,
+        *,
+        file: str | None = None,
+        locate: Locator | None = None,
+    ) -> BaseModel: ...
 
 
-def validate_providers(config: MemoryConfig, registry: ProviderRegistry) -> dict[str, BaseModel]:
+def validate_providers(config: MemoryConfig, registry: ConfigValidator) -> dict[str, BaseModel]:
     """Validate each configured provider's ``config`` with its plugin's ``config_model``.
 
     Returns:

@@ -52,7 +52,7 @@ def run_demo(
     memory: Memory, sample: SampleConversation, console: Console, *, with_llm: bool
 ) -> DemoReport:
     """Run the whole demo on ``memory`` (its ``sample.user_id`` memories are replaced)."""
-    scope = {"user_id": sample.user_id}
+    scope: dict[str, Any] = {"user_id": sample.user_id}
     mode = "llm" if with_llm else "offline"
     report = DemoReport(mode=mode, turns=sample.turn_count, adds=0)
     memory.delete_all(**scope)

@@ -10,6 +10,7 @@ This package imports nothing from ``memoweave.memory`` or ``memoweave.retrieval`
 (``tests/core/test_layering.py``); its host is described by :mod:`.contracts`.
 """
 
-from memoweave.index.indexes import KeywordDoc, SideIndexes
+from memoweave.index.indexes import SideIndexes
+from memoweave.index.keyword_index import KeywordDoc
 
 __all__ = ["KeywordDoc", "SideIndexes"]

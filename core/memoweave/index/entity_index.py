@@ -137,7 +137,7 @@ class EntityIndex:
         return EntityMatches(weight, {k: tuple(v) for k, v in linked.items()})
 
     def _scope_links(
-        self, conn: sqlite3.Connection, where: str, params: list[object]
+        self, conn: sqlite3.Connection, where: str, params: Sequence[object]
     ) -> _ScopeLinks | None:
         """The scope's links by entity, cached until the next write (of this process or
         another connection); ``None`` for a scope too large to cache."""
@@ -168,7 +168,7 @@ class EntityIndex:
         entities: Sequence[str],
         memory_ids: Sequence[str],
         where: str,
-        base: list[object],
+        base: Sequence[object],
     ) -> tuple[dict[str, int], int, list[tuple[str, str]]]:
         """(df of each entity found, memories with entities, (memory id, entity) links of
         ``memory_ids``) read from the table, for scopes too large to cache."""
@@ -189,7 +189,7 @@ class EntityIndex:
         ).fetchall()
         return df, total, rows
 
-    def _total(self, conn: sqlite3.Connection, where: str, params: list[object]) -> int:
+    def _total(self, conn: sqlite3.Connection, where: str, params: Sequence[object]) -> int:
         """Memories with entities matching ``where``, cached until the next write (a write
         that rolls back only costs a recount)."""
         key = (where, *params)

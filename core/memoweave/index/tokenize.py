@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from functools import lru_cache
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -33,14 +34,14 @@ _LOADING = threading.Lock()
 
 
 @lru_cache(maxsize=1)
-def _lemmatizer():  # type: ignore[no-untyped-def]
+def _lemmatizer() -> Callable[[str], str]:
     with _LOADING:  # one dictionary load, even when preload() runs it on another thread
         try:
             import simplemma
         except ImportError:
             return _strip_suffix
         simplemma.lemmatize("loading", lang="en")  # reads the English dictionary (~0.5 s)
-    return lambda word: simplemma.lemmatize(word, lang="en").lower()
+    return lambda word: str(simplemma.lemmatize(word, lang="en")).lower()
 
 
 def preload() -> None:

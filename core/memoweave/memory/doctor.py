@@ -88,7 +88,10 @@ class Doctor:
 
     @property
     def providers(self) -> MemoryProviders:
-        return self._once("providers", lambda: build_providers(self.config, **self._overrides))
+        built: MemoryProviders = self._once(
+            "providers", lambda: build_providers(self.config, **self._overrides)
+        )
+        return built
 
     @property
     def collection(self) -> str:

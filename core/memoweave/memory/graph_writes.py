@@ -117,8 +117,8 @@ def plan_graph(
     groups: dict[tuple[str, ...], tuple[ScopeDict, list[str]]] = {}
     written = {r.id: r.payload for r in upserts}
     for memory_id in dict.fromkeys([*written, *deletes]):
-        record = before.get(memory_id)
-        payload = record.payload if record is not None else written.get(memory_id, {})
+        stored = before.get(memory_id)
+        payload = stored.payload if stored is not None else written.get(memory_id, {})
         scope = write_scope(payload)
         if scope:
             key = tuple(scope.get(k, "") for k in GRAPH_SCOPE_KEYS)

@@ -345,10 +345,10 @@ class MemoryOperations:
         check_memory_id(memory_id)
         scope = _optional_scope(user_id, agent_id, run_id)
         yield from self.ensure_ready()
-        events = yield call(self.providers.history.events, memory_id)
+        events: list[dict[str, Any]] = yield call(self.providers.history.events, memory_id)
         if scope is not None and not all(scope.contains(e) for e in events):
             return []  # another scope's memory reads exactly like an unknown id
-        return events  # type: ignore[no-any-return]
+        return events
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -402,10 +402,12 @@ class MemoryOperations:
     def _fetch(
         self, memory_id: str, scope: Scope | None, *, with_vectors: bool = False
     ) -> Steps[StoredRecord]:
-        found = yield call(self.providers.vector_store.get, [memory_id], with_vectors=with_vectors)
+        found: list[StoredRecord] = yield call(
+            self.providers.vector_store.get, [memory_id], with_vectors=with_vectors
+        )
         if not found or (scope is not None and not scope.contains(found[0].payload)):
             raise NotFound(f"no memory with id {memory_id}" + (" in this scope" if scope else ""))
-        return found[0]  # type: ignore[no-any-return]
+        return found[0]
 
 
 def _dims_of(embedder: Embedder) -> int | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # Windows: no owner locks
 
 
 class OwnerLock:
@@ -73,6 +73,6 @@ class OwnerLock:
         """Drop the lock and its file. Idempotent."""
         if self._fd is not None:
             with contextlib.suppress(OSError):
-                (self._folder / f"{self.owner}.lock").unlink()  # type: ignore[operator]
+                (self._folder / f"{self.owner}.lock").unlink()  # type: ignore[operator]  # fd set: folder too
             os.close(self._fd)
             self._fd = None

@@ -140,8 +140,8 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
             built[kind] = registry.create(kind, spec.provider, validated)
         except BaseException as exc:
             _close_built(built, overrides)
-            missing = isinstance(exc, ProviderNotFound) and kind == "vector_store"
-            if missing and cfg.vector_store is None:
+            default_store = kind == "vector_store" and cfg.vector_store is None
+            if isinstance(exc, ProviderNotFound) and default_store:
                 raise default_stack_missing(exc) from exc
             raise
     store: VectorStore = built["vector_store"]
@@ -203,7 +203,8 @@ def _embedder_for(store: VectorStore, embedder: Embedder | None, registry: Any) 
         registry = load_registry()
     spec = default_embedder()
     try:
-        return registry.create("embedder", spec.provider, spec.config)
+        default: Embedder = registry.create("embedder", spec.provider, spec.config)
+        return default
     except ProviderNotFound as exc:
         raise default_stack_missing(exc) from exc
 
@@ -227,7 +228,7 @@ class _Background(Generic[T]):
         self._thread.join()
         if self._error is not None:
             raise self._error
-        return self._value  # type: ignore[return-value]
+        return self._value  # type: ignore[return-value]  # set when there is no error
 
 
 def _close_built(built: dict[str, Any], overrides: dict[str, Any]) -> None:

@@ -209,7 +209,8 @@ def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
             out["additionalProperties"] = False
         return out
 
-    return clean(raw)
+    schema: dict[str, Any] = clean(raw)
+    return schema
 
 
 @functools.cache

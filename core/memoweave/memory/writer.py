@@ -80,7 +80,8 @@ class MemoryWriter:
         try:
             planned = yield from plan
             yield call(coordinator.wait_turn, turn)
-            return (yield shielded(apply(planned)))
+            applied: T = yield shielded(apply(planned))
+            return applied
         finally:
             coordinator.release_turn(turn)
 

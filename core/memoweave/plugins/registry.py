@@ -10,6 +10,7 @@ conflict. Fix it by uninstalling one distribution or by excluding it with
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import warnings
 from collections.abc import Iterable, Mapping
@@ -122,7 +123,7 @@ class ProviderRegistry:
 
     # -- lookup -------------------------------------------------------------------------
 
-    def list(self, kind: str | None = None) -> list[ProviderInfo]:
+    def list(self, kind: str | None = None) -> builtins.list[ProviderInfo]:
         """All providers (of ``kind``), ordered by kind then name; conflicts appear twice."""
         kinds = KINDS if kind is None else (self._check_kind(kind),)
         return [
@@ -133,7 +134,7 @@ class ProviderRegistry:
             for info in infos
         ]
 
-    def names(self, kind: str) -> list[str]:
+    def names(self, kind: str) -> builtins.list[str]:
         """The sorted provider names of ``kind``."""
         self._check_kind(kind)
         return sorted(name for k, name in self._providers if k == kind)

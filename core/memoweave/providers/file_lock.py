@@ -8,6 +8,7 @@ a crash never leaves a stale lock behind. Two opens in the same process conflict
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 
@@ -51,16 +52,7 @@ class ExclusiveFileLock:
                 os.close(fd)
 
 
-try:
-    import fcntl
-
-    def _lock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-
-except ImportError:  # pragma: no cover - Windows
+if sys.platform == "win32":  # pragma: no cover - Windows
     import msvcrt
 
     def _lock(fd: int) -> None:
@@ -69,3 +61,12 @@ except ImportError:  # pragma: no cover - Windows
     def _unlock(fd: int) -> None:
         os.lseek(fd, 0, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)

@@ -106,7 +106,7 @@ ResponseFormat = Union[None, Literal["json_object"], ResponseSchema]
 def check_response_format(response_format: object) -> ResponseFormat:
     """``response_format`` if it is one the contract allows, else ``ValidationError``."""
     if response_format is None or response_format == "json_object":
-        return response_format  # type: ignore[return-value]
+        return response_format
     if isinstance(response_format, ResponseSchema):
         return response_format
     kind = "a bare dict" if isinstance(response_format, dict) else repr(response_format)[:80]

@@ -69,7 +69,7 @@ class RetryPolicy:
         by ``max_delay``; a server's ``retry_after`` wins when it is within the cap."""
         if retry_after is not None and 0 <= retry_after <= self.max_delay:
             return retry_after
-        return min(self.backoff * (2**attempt), self.max_delay)
+        return min(self.backoff * (2.0**attempt), self.max_delay)
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ def call_with_retries(
     sleep: Callable[[float], None] = time.sleep,
 ) -> T:
     """Run ``request`` with retries; raise ``error_cls`` on the last failure (module doc)."""
-    return run(
+    result: T = run(
         retrying(
             lambda: call(request),
             policy,
@@ -135,6 +135,7 @@ def call_with_retries(
             back_off=lambda seconds: call(sleep, seconds),
         )
     )
+    return result
 
 
 def retrying(

@@ -62,6 +62,7 @@ Errors (each store calls the shared checks of :mod:`memoweave.providers.store_ch
 from __future__ import annotations
 
 import asyncio
+import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -89,7 +90,7 @@ keyword index."""
 Payload = dict[str, Any]
 
 
-class EmbedText(list):  # type: ignore[type-arg]
+class EmbedText(list[float]):
     """Stands in for a vector when the store embeds text itself: an empty list whose
     ``text`` the store embeds (only ever passed to stores with ``capabilities.embeds_text``)."""
 
@@ -213,14 +214,14 @@ class VectorStore(ABC):
 
     def keyword_search(
         self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
-    ) -> list[SearchHit]:
+    ) -> builtins.list[SearchHit]:
         """Keyword (BM25-like) search; only when ``capabilities.keyword_search``."""
         raise NotImplementedError(f"{type(self).__name__} does not implement keyword_search")
 
     def close(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """Flush and release the engine. Idempotent."""
 
-    def repair_collection(self, name: str) -> list[str]:
+    def repair_collection(self, name: str) -> builtins.list[str]:
         """Repair what stops :meth:`ensure_collection` from opening the existing collection
         ``name`` (e.g. a lost metadata file rebuilt from the engine's own files) without
         deleting any record; one sentence per repair made. Run by ``memoweave doctor
@@ -245,12 +246,14 @@ class VectorStore(ABC):
     @default_async
     async def asearch(
         self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
-    ) -> list[SearchHit]:
+    ) -> builtins.list[SearchHit]:
         """Async :meth:`search`."""
         return await asyncio.to_thread(self.search, vector, top_k=top_k, filter=filter)
 
     @default_async
-    async def aget(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredRecord]:
+    async def aget(
+        self, ids: Sequence[str], *, with_vectors: bool = False
+    ) -> builtins.list[StoredRecord]:
         """Async :meth:`get`."""
         return await asyncio.to_thread(self.get, ids, with_vectors=with_vectors)
 
@@ -286,7 +289,7 @@ class VectorStore(ABC):
     @default_async
     async def akeyword_search(
         self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
-    ) -> list[SearchHit]:
+    ) -> builtins.list[SearchHit]:
         """Async :meth:`keyword_search`."""
         return await asyncio.to_thread(self.keyword_search, text, top_k=top_k, filter=filter)
 

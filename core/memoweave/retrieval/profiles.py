@@ -58,4 +58,4 @@ PROFILES: dict[str, Profile] = {
 
 def profile_of(payload: Mapping[str, Any]) -> Profile:
     """The profile of a stored memory (facts for unknown or missing kinds)."""
-    return PROFILES.get(payload.get(MEMORY_KIND_KEY), PROFILES[KIND_FACT])
+    return PROFILES.get(str(payload.get(MEMORY_KIND_KEY)), PROFILES[KIND_FACT])

@@ -168,7 +168,7 @@ class Retriever:
 
     def _uses(self, name: str) -> bool:
         """Whether signal ``name`` has a positive weight for some memory."""
-        override = getattr(self._settings, f"{name}_weight")
+        override: float | None = getattr(self._settings, f"{name}_weight")
         if override is not None:
             return override > 0
         return any(getattr(p, name) > 0 for p in PROFILES.values())
@@ -218,7 +218,7 @@ class Retriever:
         assert self._reranker is not None
         texts = [c.payload.get("memory", "") for c in ranked]
         out = yield call(self._reranker.rerank, query, texts, top_k=len(texts))
-        reordered = []
+        reordered: list[Candidate] = []
         for doc in out:
             cand = ranked[doc.index]
             cand.signals["rerank"] = Signal(float(doc.score), rank=len(reordered) + 1)

@@ -94,9 +94,9 @@ def _relative(phrase: str, now: datetime) -> TimeWindow | None:
         if month < 1:
             month, year = 12, year - 1
         return _month_window(year, month)
-    start = _utc(today.year - back, 1, 1)
-    end = _utc(today.year - back + 1, 1, 1)
-    return TimeWindow(start.timestamp(), end.timestamp()) if start and end else None
+    first = _utc(today.year - back, 1, 1)
+    after = _utc(today.year - back + 1, 1, 1)
+    return TimeWindow(first.timestamp(), after.timestamp()) if first and after else None
 
 
 def _ago(count: str, unit: str, now: datetime) -> TimeWindow:
@@ -139,8 +139,9 @@ def time_windows(text: str, now: datetime) -> list[TimeWindow]:
             take(m, _month_window(year, month))
     for m in _YEAR.finditer(text):
         if free(m):
-            year = int(m.group(1))
-            take(m, TimeWindow(_utc(year, 1, 1).timestamp(), _utc(year + 1, 1, 1).timestamp()))  # type: ignore[union-attr]
+            first, after = _utc(int(m.group(1)), 1, 1), _utc(int(m.group(1)) + 1, 1, 1)
+            if first and after:
+                take(m, TimeWindow(first.timestamp(), after.timestamp()))
     for m in _AGO.finditer(text):
         if free(m):
             take(m, _ago(m.group(1), m.group(2), now))
@@ -169,4 +170,4 @@ def recency_score(observed_ts: float | None, now: datetime, half_life_days: floa
     if observed_ts is None or half_life_days <= 0:
         return 0.0
     age_days = max(0.0, (now.timestamp() - observed_ts) / _DAY)
-    return 0.5 ** (age_days / half_life_days)
+    return float(0.5 ** (age_days / half_life_days))

@@ -50,7 +50,7 @@ def native_async(provider: object, name: str) -> Callable[..., Awaitable[Any]] |
         return None
     if not asyncio.iscoroutinefunction(twin):
         return None
-    return getattr(provider, f"a{name}")  # type: ignore[no-any-return]
+    return getattr(provider, f"a{name}")  # type: ignore[no-any-return]  # a twin, by name
 
 
 class _Driver:
@@ -67,7 +67,7 @@ class _Driver:
             try:
                 step = pipeline.send(value) if error is None else pipeline.throw(error)
             except StopIteration as stop:
-                return stop.value  # type: ignore[no-any-return]
+                return stop.value  # type: ignore[no-any-return]  # a generator's return value is untyped
             finally:
                 error = None
             try:
@@ -114,8 +114,9 @@ class _Driver:
             if pending:
                 await asyncio.wait(pending)
         for task in tasks:  # the first failure in input order
-            if not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
+            error = None if task.cancelled() else task.exception()
+            if error is not None:
+                raise error
         return [task.result() for task in tasks]
 
 

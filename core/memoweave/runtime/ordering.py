@@ -52,7 +52,7 @@ class _Ledger:
 
     def _is_next(self, turn: Turn) -> bool:
         queue = self._queues.get(turn.key)
-        return bool(queue) and queue[0] == turn.number  # type: ignore[index]
+        return queue is not None and len(queue) > 0 and queue[0] == turn.number
 
     def _drop(self, turn: Turn) -> None:
         queue = self._queues.get(turn.key)

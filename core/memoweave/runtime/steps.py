@@ -63,9 +63,10 @@ class Shielded:
 
 
 Step = Union[Call, Gather, Shielded]
-Steps = Generator[Step, Any, T]
+Part = Union[Call, Gather, Shielded, Generator[Any, Any, Any]]
+"""A step or a sub-pipeline: what a pipeline may yield (:func:`perform` runs either)."""
+Steps = Generator[Part, Any, T]
 """A pipeline returning ``T``."""
-Part = Union[Call, Gather, Shielded, Generator[Step, Any, Any]]
 
 
 def call(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Call:
@@ -91,7 +92,7 @@ def run(pipeline: Steps[T]) -> T:
         try:
             step = pipeline.send(value) if error is None else pipeline.throw(error)
         except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
+            return stop.value  # type: ignore[no-any-return]  # a generator's return value is untyped
         finally:
             error = None  # drop the reference: no cycle through the traceback
         try:

@@ -19,7 +19,7 @@ from typing import Any
 try:  # numpy is optional: the pure-Python table below is the fallback
     import numpy as np
 except ImportError:  # pragma: no cover - depends on the environment
-    np = None  # type: ignore[assignment]
+    np = None  # type: ignore[assignment]  # numpy is optional: the pure-Python table
 
 
 class _NumpyTable:
@@ -54,7 +54,8 @@ class _NumpyTable:
         self._alive[row] = False
 
     def get(self, row: int) -> list[float]:
-        return self._data[row].tolist()
+        values: list[float] = self._data[row].tolist()
+        return values
 
     def compact(self, keep: list[int]) -> None:
         if not keep:

@@ -124,7 +124,7 @@ class InMemoryVectorStore(VectorStore):
         with self._lock:
             self._check_open()
             coll = self._collections.get(name) or self._load(name)
-        return None if coll is None else (coll.dims, coll.metric)  # type: ignore[return-value]
+        return None if coll is None else (coll.dims, coll.metric)  # type: ignore[return-value]  # checked on load
 
     def _check_open(self) -> None:
         if self._closed:
@@ -211,7 +211,7 @@ class InMemoryVectorStore(VectorStore):
             if (rows is None and not coll.row_of) or rows == []:
                 return []
             return [
-                SearchHit(id=coll.ids[row], score=score, payload=clone(coll.payloads[row]))  # type: ignore[arg-type]
+                SearchHit(id=coll.ids[row], score=score, payload=clone(coll.payloads[row]))  # type: ignore[arg-type]  # live row
                 for row, score in coll.table.top_k(query, coll.metric, k, rows)
             ]
 
@@ -226,10 +226,12 @@ class InMemoryVectorStore(VectorStore):
             predicate = compile_filter(parse_filter(filter))
 
             def accept(id: Any) -> bool:
-                return predicate(coll.payloads[coll.row_of[id]])  # type: ignore[arg-type]
+                return predicate(coll.payloads[coll.row_of[id]])  # type: ignore[arg-type]  # live row
 
             return [
-                SearchHit(id=id, score=score, payload=clone(coll.payloads[coll.row_of[id]]))
+                SearchHit(
+                    id=str(id), score=score, payload=clone(coll.payloads[coll.row_of[str(id)]])
+                )
                 for id, score in coll.bm25.search(text, k, accept)
             ]
 
@@ -287,7 +289,7 @@ class InMemoryVectorStore(VectorStore):
     @staticmethod
     def _record(coll: Collection, row: int, with_vectors: bool) -> StoredRecord:
         vector = coll.table.get(row) if with_vectors else None
-        return StoredRecord(id=coll.ids[row], payload=clone(coll.payloads[row]), vector=vector)  # type: ignore[arg-type]
+        return StoredRecord(id=coll.ids[row], payload=clone(coll.payloads[row]), vector=vector)  # type: ignore[arg-type]  # live row
 
     def _commit(self, coll: Collection) -> None:
         """Save after a write to ``coll``; on failure restore its last saved state and raise."""

@@ -39,8 +39,8 @@ from memoweave.testing.llm import LLMConformance
 from memoweave.testing.vector_store import VectorStoreConformance
 from memoweave.testing.vs_base import record
 
-STORE_TWINS = ("ensure_collection", "upsert", "search", "get", "delete", "update", "list")
-STORE_TWINS += ("count", "drop_collection", "close")
+STORE_TWINS: tuple[str, ...] = ("ensure_collection", "upsert", "search", "get", "delete")
+STORE_TWINS += ("update", "list", "count", "drop_collection", "close")
 
 
 def _assert_native(provider: object, names: tuple[str, ...]) -> None:
@@ -75,7 +75,7 @@ class _AsyncRemote:
         bridges.close()
 
     def _remote_provider(self, base_url: str) -> Any:
-        provider = super()._remote_provider(base_url)  # type: ignore[misc]
+        provider = super()._remote_provider(base_url)  # type: ignore[misc]  # the suite's, via the MRO
         return self._bridges.wrap(provider)
 
 

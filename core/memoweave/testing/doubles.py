@@ -40,7 +40,15 @@ from memoweave.providers.llm import (
 #: One scripted answer: text, a JSON-able dict/list (sent as JSON text), a ready
 #: ``LLMResponse``, an exception (instance or class) to raise, or a callable
 #: ``(messages) -> answer`` computed at call time.
-Answer = Union[str, dict, list, LLMResponse, BaseException, type, Callable[[list[Message]], Any]]
+Answer = Union[
+    str,
+    dict[str, Any],
+    list[Any],
+    LLMResponse,
+    BaseException,
+    type[BaseException],
+    Callable[[list[Message]], Any],
+]
 
 #: What :meth:`ScriptedLLM.malformed_next` returns: truncated, unparseable JSON.
 MALFORMED_JSON = '{"facts": ["unterminated'
@@ -183,7 +191,7 @@ class ScriptedLLM(LLM):
             raise answer
         if isinstance(answer, type) and issubclass(answer, BaseException):
             raise answer("scripted failure (ScriptedLLM)")
-        if callable(answer) and not isinstance(answer, LLMResponse):
+        if callable(answer) and not isinstance(answer, (LLMResponse, type)):
             answer = answer(messages)
         if isinstance(answer, LLMResponse):
             return answer

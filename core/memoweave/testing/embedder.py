@@ -30,7 +30,7 @@ def _check_vectors(vectors: object, n: int, dims: int | None) -> list[list[float
         assert all(math.isfinite(x) for x in vec), "vector has NaN or inf"
         if dims is not None:
             assert len(vec) == dims, f"vector has {len(vec)} dims, embedder.dims = {dims}"
-    return vectors  # type: ignore[return-value]
+    return vectors
 
 
 def _embed_one(embedder: Embedder) -> object:
@@ -140,7 +140,7 @@ class EmbedderConformance(RemoteProviderSupport, StandardTests):
         list/tuple of strings and raise ``ValidationError`` or ``EmbeddingError``.
         """
         with pytest.raises(MemoweaveError):
-            embedder.embed("hello")  # type: ignore[arg-type]
+            embedder.embed("hello")
 
     def test_unreachable_server_raises_embedding_error(self) -> None:
         """A closed 127.0.0.1 port raises EmbeddingError (remote providers).

@@ -102,7 +102,7 @@ def triples(relations: Sequence[GraphRelation]) -> list[tuple[str, str, str]]:
 
 def new_graph_store(factory: GraphFactory) -> GraphStore:
     """A new, unbound store from ``factory``, checked to be a :class:`GraphStore`."""
-    return check_built(factory(), GraphStore, "graph_factory")  # type: ignore[no-any-return]
+    return check_built(factory(), GraphStore, "graph_factory")  # type: ignore[no-any-return]  # checked
 
 
 def bound_graph(factory: GraphFactory, name: str) -> GraphStore:

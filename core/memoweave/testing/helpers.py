@@ -59,7 +59,7 @@ class _ErrorHandler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
-        self.server.hits += 1  # type: ignore[attr-defined]
+        self.server.hits += 1  # type: ignore[attr-defined]  # set by error_server
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _fail
 
@@ -75,7 +75,7 @@ def error_server() -> Iterator[str]:
     """
     server = ThreadingHTTPServer(("127.0.0.1", 0), _ErrorHandler)
     server.daemon_threads = True
-    server.hits = 0  # type: ignore[attr-defined]
+    server.hits = 0  # type: ignore[attr-defined]  # a counter the handler reads
     thread = threading.Thread(target=server.serve_forever, name="kit-500-server", daemon=True)
     thread.start()
     try:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memoweave.filters.ast import FilterNode
-from memoweave.providers.vector_store import StoredRecord, VectorRecord, VectorStore
+from memoweave.providers.vector_store import Metric, StoredRecord, VectorRecord, VectorStore
 from memoweave.testing.filter_cases import DIMS, kit_id, kit_vector
 from memoweave.testing.guard import check_built, check_factory_fixture
 
@@ -101,14 +101,14 @@ def ids_of(items: Sequence[Any]) -> list[str]:
 
 def new_store(factory: StoreFactory) -> VectorStore:
     """A new, unbound store from ``factory``, checked to be a :class:`VectorStore`."""
-    return check_built(factory(), VectorStore, "store_factory")  # type: ignore[no-any-return]
+    return check_built(factory(), VectorStore, "store_factory")  # type: ignore[no-any-return]  # or its Blocking view
 
 
-def bound_store(factory: StoreFactory, name: str, metric: str = "cosine") -> VectorStore:
+def bound_store(factory: StoreFactory, name: str, metric: Metric = "cosine") -> VectorStore:
     """A new store instance from ``factory`` bound to collection ``name``."""
     store = new_store(factory)
     try:
-        store.ensure_collection(name, DIMS, metric)  # type: ignore[arg-type]
+        store.ensure_collection(name, DIMS, metric)
     except BaseException:
         store.close()
         raise

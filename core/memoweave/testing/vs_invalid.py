@@ -197,9 +197,9 @@ class InvalidInputTests:
         good = records("batch", 3, user_id="alice")
         bad_ones = {
             "a wrong-length vector": VectorRecord(kit_id("bad-v"), [0.1] * (DIMS + 1), {}),
-            "a non-dict payload": VectorRecord(kit_id("bad-p"), kit_vector("p"), "x"),  # type: ignore[arg-type]
+            "a non-dict payload": VectorRecord(kit_id("bad-p"), kit_vector("p"), "x"),  # type: ignore[arg-type]  # bad
             "a non-JSON payload": VectorRecord(kit_id("bad-j"), kit_vector("j"), {"s": {1}}),
-            "a bad id": VectorRecord(42, kit_vector("i"), {}),  # type: ignore[arg-type]
+            "a bad id": VectorRecord(42, kit_vector("i"), {}),  # type: ignore[arg-type]  # bad: the point
         }
         for name, bad in bad_ones.items():
             for batch in ([*good, bad], [good[0], bad, *good[1:]]):

@@ -11,7 +11,7 @@ def _pages(store: VectorStore, limit: int, **kwargs: object) -> list[list[str]]:
     pages: list[list[str]] = []
     cursor: str | None = None
     for _ in range(MAX_PAGES):
-        page = store.list(limit=limit, cursor=cursor, **kwargs)  # type: ignore[arg-type]
+        page = store.list(limit=limit, cursor=cursor, **kwargs)  # type: ignore[arg-type]  # filter=
         pages.append(ids_of(page.records))
         cursor = page.next_cursor
         if cursor is None:

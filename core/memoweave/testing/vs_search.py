@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from memoweave.filters import parse_filter
-from memoweave.providers.vector_store import TEXT_FIELD, VectorStore
+from memoweave.providers.vector_store import TEXT_FIELD, Metric, VectorStore
 from memoweave.testing.filter_cases import kit_vector
 from memoweave.testing.helpers import cosine, dot, neg_euclidean
 from memoweave.testing.vs_base import StoreFactory, bound_store, ids_of, record, records
@@ -122,7 +122,7 @@ class SearchTests:
 def self_check_metric(
     factory: StoreFactory,
     name: str,
-    metric: str,
+    metric: Metric,
     exact: Callable[[Sequence[float], Sequence[float]], float],
 ) -> None:
     """Bind a new store to collection ``name`` with ``metric`` and check its scores."""

@@ -180,7 +180,7 @@ def _lines(path: Path) -> Iterator[tuple[int, Any]]:
                 except json.JSONDecodeError as exc:
                     value = exc
                 if number == 1:
-                    if isinstance(value, Exception):
+                    if isinstance(value, json.JSONDecodeError):
                         raise ValidationError(f"line 1: invalid JSON: {value.msg}")
                     check_header(value)
                     continue

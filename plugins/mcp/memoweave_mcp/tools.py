@@ -54,7 +54,7 @@ def _model_readable(tool: F) -> F:
         except MemoweaveError as exc:
             raise ToolError(str(exc)) from exc
 
-    return call  # type: ignore[return-value]
+    return call  # type: ignore[return-value]  # functools.wraps keeps the signature
 
 
 def _brief(item: dict[str, Any]) -> dict[str, Any]:

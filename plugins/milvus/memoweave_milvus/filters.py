@@ -227,7 +227,7 @@ def _range(path: str, op: str, value: object, negate: bool) -> tuple[Expr, bool]
     if negate or number is None:
         # NOT(x > v) also holds for strings, lists and booleans: no native superset.
         return TRUE, False
-    v = float(value)  # type: ignore[arg-type]
+    v = float(value)  # type: ignore[arg-type]  # a number: checked by the caller
     # Milvus lets booleans (0/1) satisfy range comparisons; exact only when neither can.
     bools_can_match = {"gt": v < 1, "gte": v <= 1, "lt": v > 0, "lte": v >= 0}[op]
     return f"{path} {_OPS[op]} {number}", not bools_can_match

@@ -57,7 +57,7 @@ def check_id(record_id: Any, where: str = "id") -> str:
     store_checks.check_id(record_id, where)
     if len(record_id.encode("utf-8")) > ID_MAX_BYTES:
         raise ValidationError(f"{where} is longer than {ID_MAX_BYTES} bytes: {record_id!r}")
-    return record_id  # type: ignore[no-any-return]  # a str, checked above
+    return str(record_id)
 
 
 def check_ids(ids: Any) -> list[str]:

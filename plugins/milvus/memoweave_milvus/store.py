@@ -70,7 +70,7 @@ def lite_supports_bm25() -> bool:
     except ImportError:
         return False
     match = re.match(r"(\d+)", str(__version__))
-    return bool(match) and int(match.group(1)) >= 3
+    return match is not None and int(match.group(1)) >= 3
 
 
 def server_supports_bm25(version: str) -> bool:

@@ -95,7 +95,7 @@ class OllamaLLM(LLM):
         return cls(config, OllamaTransport(config))
 
     @property
-    def capabilities(self) -> LLMCapabilities:  # type: ignore[override]
+    def capabilities(self) -> LLMCapabilities:  # type: ignore[override]  # a property over the base class attribute
         """JSON schema and JSON mode always; tools and vision as configured."""
         return LLMCapabilities(
             json_schema=True, json_object=True, vision=self.config.vision, tools=self.config.tools

@@ -77,7 +77,7 @@ def _tool_calls(raw: object, index: int) -> list[dict[str, Any]]:
     for call in raw:
         function = call.get("function") if isinstance(call, Mapping) else None
         name = function.get("name") if isinstance(function, Mapping) else None
-        if not isinstance(name, str):
+        if not isinstance(function, Mapping) or not isinstance(name, str):
             raise invalid_message(f"messages[{index}] has an invalid tool call: {call!r}", index)
         arguments = function.get("arguments") or {}
         if isinstance(arguments, str):
@@ -99,7 +99,7 @@ def to_ollama_messages(messages: object, *, vision: bool) -> list[dict[str, Any]
     """Validated Ollama chat messages for ``messages``; raise ValidationError if malformed."""
     out: list[dict[str, Any]] = []
     for index, message in enumerate(check_messages(messages)):
-        role = _ROLE_MAP.get(message.get("role"))  # type: ignore[arg-type]
+        role = _ROLE_MAP.get(message.get("role"))  # type: ignore[arg-type]  # a non-str role maps to None, refused next
         if role is None:
             raise invalid_message(
                 f"messages[{index}].role {message.get('role')!r} is not one of {sorted(_ROLE_MAP)}",

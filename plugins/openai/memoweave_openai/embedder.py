@@ -101,8 +101,9 @@ class OpenAIEmbedder(Embedder):
                 details={"url": self.endpoint.url, "batch": len(batch)},
             )
         indices = [getattr(item, "index", None) for item in items]
-        if all(isinstance(i, int) for i in indices):
-            if sorted(indices) != list(range(len(batch))):
+        numbered = [i for i in indices if isinstance(i, int)]
+        if len(numbered) == len(indices):
+            if sorted(numbered) != list(range(len(batch))):
                 raise EmbeddingError(
                     f"the server returned item indices {indices} for {len(batch)} texts",
                     hint="The server mishandles batches; lower batch_size (e.g. 1).",

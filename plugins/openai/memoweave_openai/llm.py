@@ -79,7 +79,7 @@ class OpenAILLM(LLM):
         return cls(config, OpenAITransport(config))
 
     @property
-    def capabilities(self) -> LLMCapabilities:  # type: ignore[override]
+    def capabilities(self) -> LLMCapabilities:  # type: ignore[override]  # a property over the base class attribute
         """What the current structured-output mode and the config support."""
         return LLMCapabilities(
             json_schema=self._mode in NATIVE_SCHEMA_MODES,

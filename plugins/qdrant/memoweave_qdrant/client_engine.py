@@ -125,7 +125,7 @@ class ClientEngine(Engine):
             distance = (
                 params.distance.value if hasattr(params.distance, "value") else params.distance
             )
-            return int(params.size), reverse.get(str(distance), str(distance))  # type: ignore[return-value]
+            return int(params.size), reverse.get(str(distance), str(distance))  # type: ignore[return-value]  # one of the three metrics we create
         if not create:
             raise LookupError(f"collection {name!r} does not exist")
         distance = getattr(m.Distance, _METRICS[metric].upper())
@@ -328,7 +328,7 @@ def _row(point: Any, *, score: float = 0.0, with_vector: bool = False) -> Row:
     if isinstance(vector, dict):
         vector = vector.get("")
     return Row(
-        id=_uuid(point.id),  # type: ignore[arg-type]
+        id=_uuid(point.id),  # type: ignore[arg-type]  # our points have UUID ids
         payload=dict(point.payload or {}),
         vector=list(vector) if vector is not None else None,
         score=float(score),

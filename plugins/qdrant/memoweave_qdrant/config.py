@@ -72,7 +72,7 @@ class QdrantStoreConfig(BaseModel):
             )
         if mode == "server" and not self.url:
             raise ValueError("mode 'server' needs url (e.g. http://localhost:6333)")
-        if mode == "server" and not self.url.startswith(("http://", "https://")):
+        if mode == "server" and not str(self.url).startswith(("http://", "https://")):
             raise ValueError(f"url must start with http:// or https://, got {self.url!r}")
         if mode == "local" and (self.path is None) == (self.location is None):
             raise ValueError("mode 'local' needs exactly one of path or location=':memory:'")

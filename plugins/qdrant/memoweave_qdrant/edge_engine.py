@@ -310,7 +310,7 @@ def _row(point: Any, *, score: float = 0.0, with_vector: bool = False) -> Row:
     if isinstance(vector, dict):  # unnamed vector reported as {"": [...]}
         vector = vector.get("")
     return Row(
-        id=_uuid(point.id),  # type: ignore[arg-type]
+        id=_uuid(point.id),  # type: ignore[arg-type]  # our points have UUID ids
         payload=dict(point.payload or {}),
         vector=list(vector) if vector is not None else None,
         score=float(score),

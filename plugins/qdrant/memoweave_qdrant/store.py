@@ -14,6 +14,7 @@ has native async twins that await the engine's ``AsyncQdrantClient`` calls.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 from uuid import UUID
@@ -101,7 +102,7 @@ class QdrantVectorStore(VectorStore):
 
     def __init__(self, config: QdrantStoreConfig) -> None:
         self.config = config
-        self._where = (
+        self._where: str = str(
             config.url
             if config.resolved_mode == "server"
             else (
@@ -375,7 +376,7 @@ class QdrantVectorStore(VectorStore):
     drop_collection = blocking(_drop_collection)
     close = blocking(_close)
 
-    def repair_collection(self, name: str) -> list[str]:
+    def repair_collection(self, name: str) -> builtins.list[str]:
         """Rebuild what stops ``name`` from opening without deleting a record (edge mode: a
         lost or damaged ``memoweave.json``, from the shard's own configuration)."""
         codec.check_collection_name(name)

@@ -79,7 +79,9 @@ def new_key_command(
         if values
     }
     key = new_key()
-    spec = ApiKeyConfig(name=name, sha256=hash_key(key), role=role, grant=grant)
+    spec = ApiKeyConfig.model_validate(
+        {"name": name, "sha256": hash_key(key), "role": role, "grant": grant}
+    )
     click.echo(f"key (give it to the client; it is not stored anywhere): {key}", err=True)
     lines = ["server:", "  keys:", f"    - name: {spec.name}", f"      sha256: {spec.sha256}"]
     lines.append(f"      role: {spec.role}")

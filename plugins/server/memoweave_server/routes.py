@@ -100,7 +100,7 @@ async def add_memories(body: s.AddRequest, principal: Caller, service: Service) 
     principal.check_scope(scope.as_dict())
     messages: Any = body.messages
     if not isinstance(messages, str):
-        messages = [m.model_dump(exclude_none=True) for m in body.messages]  # type: ignore[union-attr]
+        messages = [m.model_dump(exclude_none=True) for m in messages]
     return await service.add(
         messages,
         **scope.as_dict(),

@@ -38,7 +38,7 @@ def configure_access_log(level: int = logging.INFO) -> None:
     if not any(getattr(h, "_memoweave", False) for h in logger.handlers):
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(message)s"))
-        handler._memoweave = True  # type: ignore[attr-defined]
+        handler._memoweave = True  # type: ignore[attr-defined]  # a marker attribute on the handler
         logger.addHandler(handler)
     logger.propagate = False
 

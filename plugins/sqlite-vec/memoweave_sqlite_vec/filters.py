@@ -23,6 +23,7 @@ doubles), and strings holding NUL characters.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memoweave.filters.ast import And, Comparison, FilterNode, Not, Or, Scalar
@@ -191,12 +192,12 @@ def _fits(family: str, value: object) -> bool:
     """Whether ``value`` goes into a typed column of ``family`` exactly."""
     if family == TEXT:
         return isinstance(value, str) and "\x00" not in value
-    return _is_number(value) and abs(value) < _INT64  # type: ignore[arg-type]
+    return _is_number(value) and abs(value) < _INT64  # type: ignore[arg-type]  # a number when _is_number says so
 
 
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _marks(values: list[object] | tuple[object, ...]) -> str:
+def _marks(values: Sequence[object]) -> str:
     return ", ".join("?" * len(values))

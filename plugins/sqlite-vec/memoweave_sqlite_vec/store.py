@@ -146,7 +146,7 @@ class SqliteVecStore(VectorStore):
         if rows:
             self._call("upsert", lambda: self._write(_UPSERT, rows))
 
-    def _write(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+    def _write(self, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
         with transaction(self._conn):
             self._ensure_registered()
             self._conn.executemany(sql, rows)

@@ -123,7 +123,7 @@ def store_error(exc: BaseException, op: str, url: str, namespace: str) -> Vector
     import httpx
     from upstash_vector.errors import ClientError, UpstashError
 
-    details = {"op": op, "url": url, "namespace": namespace}
+    details: dict[str, Any] = {"op": op, "url": url, "namespace": namespace}
     if isinstance(exc, UpstashError):
         message = str(exc)
         hint = "See the Upstash message; check the index configuration and the request."

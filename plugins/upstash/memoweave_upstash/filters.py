@@ -135,7 +135,8 @@ def _or(parts: list[_Part]) -> _Part:
 
 
 def _comparison(node: Comparison, negate: bool) -> _Part:
-    field, op, value = node.field, node.op, node.value
+    field, value = node.field, node.value
+    op: str = node.op
     if not _FIELD.fullmatch(field) or field.upper() in _RESERVED:
         return _ALL_INEXACT  # no Upstash identifier for it: post-filter
     if negate:
@@ -151,14 +152,14 @@ def _comparison(node: Comparison, negate: bool) -> _Part:
     if op == "icontains":
         return _Part(has, False)
     if op in ("in", "nin"):
-        items = [literal(v) for v in value]  # type: ignore[union-attr]
+        items = [literal(v) for v in value]  # type: ignore[union-attr]  # a list for in/nin (parser)
         if any(item is None for item in items):
             return _Part(has, False) if op == "in" else _ALL_INEXACT
-        listed = ", ".join(items)  # type: ignore[arg-type]
+        listed = ", ".join(items)  # type: ignore[arg-type]  # None only for unrepresentable, handled
         if op == "in":
             return _Part(f"{field} IN ({listed})", True)
         return _Part(f"(HAS NOT FIELD {field} OR {field} NOT IN ({listed}))", True)
-    lit = literal(value)  # type: ignore[arg-type]
+    lit = literal(value)  # type: ignore[arg-type]  # a scalar for the other operators (parser)
     if lit is None:
         return _ALL_INEXACT if op == "ne" else _Part(has, False)
     if op == "eq":

@@ -24,10 +24,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from memoweave.providers.vector_store import Payload
+from memoweave.providers.vector_store import Metric, Payload
 
 NULLS_KEY = "memoweave:nulls"
-SIMILARITY_FUNCTIONS = {"cosine": "COSINE", "dot": "DOT_PRODUCT", "euclidean": "EUCLIDEAN"}
+SIMILARITY_FUNCTIONS: dict[Metric, str] = {
+    "cosine": "COSINE",
+    "dot": "DOT_PRODUCT",
+    "euclidean": "EUCLIDEAN",
+}
 
 
 def encode_payload(payload: Payload) -> dict[str, Any]:

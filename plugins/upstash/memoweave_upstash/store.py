@@ -145,7 +145,7 @@ class UpstashVectorStore(VectorStore):
         info = yield from self._step("info", "info")
         if (self.config.namespace_prefix + name) not in info.namespaces:
             return None
-        reverse = {v: k for k, v in SIMILARITY_FUNCTIONS.items()}
+        reverse: dict[str, Metric] = {v: k for k, v in SIMILARITY_FUNCTIONS.items()}
         return int(info.dimension), reverse.get(info.similarity_function, "cosine")
 
     def _text_dims(self) -> Steps[int]:

@@ -51,10 +51,13 @@ class AdditiveStrategy(LLMStrategy):
             f"EARLIER MESSAGES:\n{render_window(request.window)}\n\n"
             f"NEW MESSAGES:\n{render_new(new)}"
         )
+        schema: type[AdditiveAnswer | AdditiveGraphAnswer] = (
+            AdditiveGraphAnswer if self.graph else AdditiveAnswer
+        )
         answer = yield from generate_json(
             self.llm,
             [{"role": "system", "content": instructions}, {"role": "user", "content": user}],
-            AdditiveGraphAnswer if self.graph else AdditiveAnswer,
+            schema,
             repairs=self.config.max_repair_attempts,
             max_tokens=self.config.max_answer_tokens,
             max_memories=self.config.max_memories_per_add,

@@ -40,7 +40,7 @@ class Numbered:
     def id_of(self, number: int | str | None) -> str | None:
         """The memory id behind a number the model answered; ``None`` if invalid."""
         try:
-            index = int(number) - 1  # type: ignore[arg-type]
+            index = int(number) - 1  # type: ignore[arg-type]  # None fails below, as junk does
         except (TypeError, ValueError):
             return None
         return self.memories[index].id if 0 <= index < len(self.memories) else None

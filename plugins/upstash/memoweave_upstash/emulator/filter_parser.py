@@ -233,8 +233,8 @@ class _Parser:
             if negated:
                 self.take()
             self.expect("KEYWORD", "FIELD")
-            return HasField(self.expect("IDENT").value, negated)  # type: ignore[arg-type]
-        path: Path = self.expect("IDENT").value  # type: ignore[assignment]
+            return HasField(self.expect("IDENT").value, negated)  # type: ignore[arg-type]  # an IDENT token holds a path
+        path: Path = self.expect("IDENT").value  # type: ignore[assignment]  # an IDENT token holds a path
         return self.comparison(path)
 
     def comparison(self, path: Path) -> Expr:
@@ -247,7 +247,7 @@ class _Parser:
         prefix = "NOT " if negated else ""
         if tok.kind == "KEYWORD" and tok.value == "GLOB":
             pattern = self.expect("STRING").value
-            return Compare(path, prefix + "GLOB", pattern)  # type: ignore[arg-type]
+            return Compare(path, prefix + "GLOB", pattern)  # type: ignore[arg-type]  # a GLOB pattern is a str
         if tok.kind == "KEYWORD" and tok.value == "CONTAINS":
             return Compare(path, prefix + "CONTAINS", self.literal())
         if tok.kind == "KEYWORD" and tok.value == "IN":
@@ -266,7 +266,7 @@ class _Parser:
     def literal(self) -> Literal:
         tok = self.take()
         if tok.kind in ("STRING", "NUMBER", "BOOL"):
-            return tok.value  # type: ignore[return-value]
+            return tok.value  # type: ignore[return-value]  # a literal token holds a value
         got = tok.text or "end of filter"
         raise FilterSyntaxError(f"expected a literal at position {tok.pos}, got {got!r}")
 

@@ -151,7 +151,7 @@ class UpstashEmulator:
         if self._server is None:
             raise RuntimeError("the emulator is not running; call start() first")
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     @property
     def requests(self) -> list[str]:

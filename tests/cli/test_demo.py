@@ -12,8 +12,9 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
+from memoweave.cli.demo_run import run_demo
 from memoweave.cli.main import main
-from memoweave.demo import load_sample, run_demo
+from memoweave.demo import load_sample
 from memoweave.memory.api import Memory
 from memoweave.plugins import load_registry
 from memoweave.testing.doubles import HashingEmbedder, ScriptedLLM

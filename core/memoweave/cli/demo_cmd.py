@@ -13,8 +13,9 @@ from typing import Any
 import click
 
 from memoweave.cli.common import config_option, echo_json, json_option
+from memoweave.cli.demo_run import run_demo
 from memoweave.cli.render import make_console
-from memoweave.demo import load_sample, run_demo
+from memoweave.demo import load_sample
 from memoweave.memory.api import Memory
 
 

@@ -1,6 +1,6 @@
-"""``memoweave demo``: a small multi-session conversation, ingested and searched offline."""
+"""The demo's sample: a small multi-session conversation (run by ``memoweave demo``,
+:mod:`memoweave.cli.demo_run`)."""
 
-from memoweave.demo.runner import DemoReport, run_demo
 from memoweave.demo.sample import SampleConversation, load_sample
 
-__all__ = ["DemoReport", "SampleConversation", "load_sample", "run_demo"]
+__all__ = ["SampleConversation", "load_sample"]

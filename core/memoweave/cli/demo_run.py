@@ -1,5 +1,5 @@
-"""The demo: ingest the sample conversation, show the memories, the fact that changed and
-its history, and answer a few searches.
+"""``memoweave demo``'s run: ingest the sample conversation, show the memories, the fact
+that changed and its history, and answer a few searches.
 
 Without an LLM, ``add(infer=True)`` runs the offline extractor, which keeps the user's
 statements but cannot tell that "I live in Berlin now" contradicts "I live in Lisbon". The

@@ -171,7 +171,7 @@ def build_server(service: MemoryService, scope: ToolScope) -> MCPServer:
         and, when a newer fact superseded it, the chain of successors up to the current
         one."""
         item = await visible(ctx, memory_id)
-        events = await service.history(memory_id)
+        events = await service.history(memory_id, **resolve(ctx))
         chain: list[dict[str, Any]] = []
         successor = item.get("superseded_by")
         seen = {memory_id}

@@ -210,11 +210,12 @@ async def memory_history(
 ) -> Any:
     """The memory's events, oldest first: ADD, UPDATE, SUPERSEDE (naming the successor in
     ``superseded_by``), DELETE. Deleted memories keep their history."""
-    events = await service.history(memory_id)
-    wanted = Scope.of(**ids) if ids else None
-    if not events or not all(
-        principal.can_see(e) and (wanted is None or wanted.contains(e)) for e in events
-    ):
+    pinned = principal.pinned_scope()
+    if any(ids.get(key, value) != value for key, value in pinned.items()):
+        raise _not_found(memory_id)  # asks for a scope outside the grant: as unknown
+    # the core reads only the history of a memory inside this scope ([] otherwise)
+    events = await service.history(memory_id, **{**pinned, **ids})
+    if not events or not all(principal.can_see(e) for e in events):
         raise _not_found(memory_id)
     return events
 

@@ -52,8 +52,8 @@ class MemoryService:
     async def delete_all(self, **kwargs: Any) -> dict[str, str]:
         return await self._memory.delete_all(**kwargs)
 
-    async def history(self, memory_id: str) -> list[dict[str, Any]]:
-        return await self._memory.history(memory_id)
+    async def history(self, memory_id: str, **scope: Any) -> list[dict[str, Any]]:
+        return await self._memory.history(memory_id, **scope)
 
     async def reset(self) -> None:
         await self._memory.reset()

@@ -161,3 +161,23 @@ def test_ids_with_separators_stay_separate(client: TestClient, auth: Auth, make_
     assert [m["id"] for m in listed] == [a]
     listed = open_client.get("/memories", params={"user_id": "a", "agent_id": "b"}).json()
     assert [m["id"] for m in listed["results"]] == [b]
+
+
+def test_history_reads_only_inside_the_requested_and_granted_scope(
+    client: TestClient, auth: Auth
+) -> None:
+    """The route hands the core the key's pinned scope plus the request's ids: a run's
+    memory has no history under another run (404, as an unknown id), nor for a scope the
+    key may not name; a deleted memory keeps its history in its own scope."""
+    memory = _add(
+        client, auth, "alice", "Alice is in Porto this week.", user_id="alice", run_id="r1"
+    )
+    history = f"/memories/{memory}/history"
+    alice = auth("alice")
+    assert [e["event"] for e in client.get(history, headers=alice).json()] == ["ADD"]
+    assert client.get(history, params={"run_id": "r1"}, headers=alice).status_code == 200
+    assert client.get(history, params={"run_id": "r2"}, headers=alice).status_code == 404
+    assert client.get(history, params={"user_id": "bob"}, headers=alice).status_code == 404
+    assert client.delete(f"/memories/{memory}", headers=alice).status_code == 200
+    events = client.get(history, params={"run_id": "r1"}, headers=alice).json()
+    assert [e["event"] for e in events] == ["ADD", "DELETE"]

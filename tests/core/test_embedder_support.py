@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from memoweave.errors import EmbeddingError, ValidationError
-from memoweave.providers.embedder_support import VectorCheck, embed_in_batches, prepare_inputs
+from memoweave.providers.embedder_support import (
+    BatchedRemoteEmbedder,
+    VectorCheck,
+    embed_in_batches,
+    prepare_inputs,
+)
+from memoweave.runtime.aio import native_async
 from memoweave.runtime.steps import Steps, call, run
 
 
@@ -64,3 +72,42 @@ def test_vector_check_rejects_nan_and_inf() -> None:
     for raw in ([float("nan"), 1.0], [1.0, float("inf")]):
         with pytest.raises(EmbeddingError, match="NaN or inf"):
             check(raw)
+
+
+class LengthEmbedder(BatchedRemoteEmbedder):
+    """A subclass whose "server" is a function of each text: [len, index in batch]."""
+
+    service = "Length"
+
+    def __init__(self, batch_size: int) -> None:
+        self.batches: list[list[str]] = []
+        self.closed_transports = 0
+        super().__init__(
+            VectorCheck(None, model="len", shape_hint="-", mismatch_hint="-"),
+            batch_size=batch_size,
+            close_transport=self._close_transport_once,
+            query_prefix="q: ",
+        )
+
+    def _close_transport_once(self) -> None:
+        self.closed_transports += 1
+
+    def _embed_batch(self, batch: list[str]) -> Steps[list[list[float]]]:
+        self.batches.append(batch)
+        raw = yield call(lambda: [[float(len(t)), float(i)] for i, t in enumerate(batch)])
+        return [self._vectors(v) for v in raw]
+
+
+def test_batched_remote_embedder_batches_in_order_and_closes_once() -> None:
+    embedder = LengthEmbedder(batch_size=2)
+    assert embedder.dims is None and embedder.embed([]) == [] and embedder.batches == []
+    vectors = embedder.embed(["a", "bb", "ccc", ""], purpose="query")
+    assert [v[0] for v in vectors] == [4.0, 5.0, 6.0, 3.0]  # "q: " prefixed, order kept
+    assert embedder.batches == [["q: a", "q: bb"], ["q: ccc", "q: "]] and embedder.dims == 2
+    assert native_async(embedder, "embed") is not None
+    assert asyncio.run(embedder.aembed(["x", "yy", "zzz"])) == [[1.0, 0.0], [2.0, 1.0], [3.0, 0.0]]
+    embedder.close()
+    embedder.close()
+    assert embedder.closed_transports == 1
+    with pytest.raises(EmbeddingError, match="this Length embedder is closed"):
+        embedder.embed(["a"])

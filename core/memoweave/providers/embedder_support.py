@@ -1,5 +1,9 @@
 """Helpers for embedders that send texts to a server in batches (no I/O of their own).
 
+- :class:`BatchedRemoteEmbedder` is the base of such an embedder (the OpenAI and Ollama
+  plugins'): ``embed``/``aembed``/``close``/``aclose``/``dims`` written once over the
+  helpers below; a subclass implements the pipeline of one request, ``_embed_batch``.
+
 - :func:`prepare_inputs` validates ``texts``/``purpose`` and applies the purpose prefix;
   empty strings become one space (several servers reject an empty input), so positions
   are kept.
@@ -14,11 +18,14 @@ from __future__ import annotations
 
 import math
 import threading
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 
 from memoweave.errors import EmbeddingError
 from memoweave.providers.checks import check_purpose, check_texts
-from memoweave.runtime.steps import Steps, gather
+from memoweave.providers.embedder import Embedder, Purpose
+from memoweave.runtime.aio import awaitable
+from memoweave.runtime.steps import Steps, blocking, call, gather
 
 
 def prepare_inputs(
@@ -87,4 +94,63 @@ class VectorCheck:
         return vector
 
 
-__all__ = ["VectorCheck", "embed_in_batches", "prepare_inputs"]
+class BatchedRemoteEmbedder(Embedder):
+    """An embedder over a server: inputs prepared by :func:`prepare_inputs`, sent in
+    batches of ``batch_size`` by :func:`embed_in_batches` (one after the other by
+    ``embed``, concurrently by the native twin ``aembed``), every vector checked by
+    ``vectors``; ``close`` runs ``close_transport`` once. ``service`` names the server in
+    errors. A subclass implements :meth:`_embed_batch`."""
+
+    service = "remote"
+
+    def __init__(
+        self,
+        vectors: VectorCheck,
+        *,
+        batch_size: int,
+        close_transport: Callable[[], None],
+        query_prefix: str = "",
+        document_prefix: str = "",
+    ) -> None:
+        self._vectors = vectors
+        self._batch_size = batch_size
+        self._close_transport = close_transport
+        self._prefixes = {"query_prefix": query_prefix, "document_prefix": document_prefix}
+        self._closed = False
+
+    @property
+    def dims(self) -> int | None:
+        """Configured ``dimensions``/``dims``, else discovered by the first call."""
+        return self._vectors.dims
+
+    @abstractmethod
+    def _embed_batch(self, batch: list[str]) -> Steps[list[list[float]]]:
+        """The pipeline of one request: one vector per input of ``batch``, in order,
+        each passed through ``self._vectors``; ``EmbeddingError`` on failure."""
+
+    def _embed(
+        self, texts: Sequence[str], *, purpose: Purpose = "document"
+    ) -> Steps[list[list[float]]]:
+        """Embed ``texts`` in order; raise ``EmbeddingError`` on failure."""
+        inputs = prepare_inputs(texts, purpose, **self._prefixes)
+        if not inputs:
+            return []
+        if self._closed:
+            raise EmbeddingError(
+                f"this {self.service} embedder is closed", hint="Create a new provider."
+            )
+        return (yield from embed_in_batches(inputs, self._batch_size, self._embed_batch))
+
+    def _close(self) -> Steps[None]:
+        """Close the HTTP clients. Idempotent."""
+        if not self._closed:
+            self._closed = True
+            yield call(self._close_transport)
+
+    embed = blocking(_embed)
+    aembed = awaitable(_embed)
+    close = blocking(_close)
+    aclose = awaitable(_close)
+
+
+__all__ = ["BatchedRemoteEmbedder", "VectorCheck", "embed_in_batches", "prepare_inputs"]

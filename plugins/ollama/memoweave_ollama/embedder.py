@@ -11,29 +11,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from memoweave.errors import EmbeddingError
-from memoweave.providers.embedder import Embedder, Purpose
-from memoweave.providers.embedder_support import VectorCheck, embed_in_batches, prepare_inputs
+from memoweave.providers.embedder_support import BatchedRemoteEmbedder, VectorCheck
 from memoweave.providers.retry import RetryPolicy
-from memoweave.runtime.aio import awaitable
-from memoweave.runtime.steps import Steps, blocking, call
+from memoweave.runtime.steps import Steps, call
 from memoweave_ollama.client import OllamaTransport
 from memoweave_ollama.config import OllamaEmbedderConfig
 from memoweave_ollama.retry import call_ollama
 
 
-class OllamaEmbedder(Embedder):
+class OllamaEmbedder(BatchedRemoteEmbedder):
     """Embeddings from an Ollama model (see the module docstring)."""
+
+    service = "Ollama"
 
     def __init__(self, config: OllamaEmbedderConfig, transport: OllamaTransport) -> None:
         self.config = config
         self.url = transport.url
         self._transport = transport
         self._policy = RetryPolicy.from_config(config)
-        self._vectors = VectorCheck(
+        vectors = VectorCheck(
             config.dimensions or config.dims,
             model=config.model,
             shape_hint="Check that config.model is an embedding model.",
@@ -41,44 +40,18 @@ class OllamaEmbedder(Embedder):
             if config.dimensions
             else "Fix config.dims to the model's vector size, or unset it.",
         )
-        self._closed = False
+        super().__init__(
+            vectors,
+            batch_size=config.batch_size,
+            close_transport=transport.close,
+            query_prefix=config.query_prefix,
+            document_prefix=config.document_prefix,
+        )
 
     @classmethod
     def from_config(cls, config: OllamaEmbedderConfig) -> OllamaEmbedder:
         """Resolve the host (config, ``$OLLAMA_HOST``, default) and build the client."""
         return cls(config, OllamaTransport(config))
-
-    @property
-    def dims(self) -> int | None:
-        """Configured ``dimensions``/``dims``, else discovered by the first call."""
-        return self._vectors.dims
-
-    def _embed(
-        self, texts: Sequence[str], *, purpose: Purpose = "document"
-    ) -> Steps[list[list[float]]]:
-        """Embed ``texts`` in order; raise ``EmbeddingError`` on failure."""
-        inputs = prepare_inputs(
-            texts,
-            purpose,
-            query_prefix=self.config.query_prefix,
-            document_prefix=self.config.document_prefix,
-        )
-        if not inputs:
-            return []
-        if self._closed:
-            raise EmbeddingError("this Ollama embedder is closed", hint="Create a new provider.")
-        return (yield from embed_in_batches(inputs, self.config.batch_size, self._embed_batch))
-
-    def _close(self) -> Steps[None]:
-        """Close the HTTP clients. Idempotent."""
-        if not self._closed:
-            self._closed = True
-            yield call(self._transport.close)
-
-    embed = blocking(_embed)
-    aembed = awaitable(_embed)
-    close = blocking(_close)
-    aclose = awaitable(_close)
 
     def _embed_batch(self, batch: list[str]) -> Steps[list[list[float]]]:
         options: dict[str, Any] = dict(self.config.options)

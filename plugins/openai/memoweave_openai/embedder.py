@@ -12,29 +12,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from memoweave.errors import EmbeddingError
-from memoweave.providers.embedder import Embedder, Purpose
-from memoweave.providers.embedder_support import VectorCheck, embed_in_batches, prepare_inputs
+from memoweave.providers.embedder_support import BatchedRemoteEmbedder, VectorCheck
 from memoweave.providers.retry import RetryPolicy
-from memoweave.runtime.aio import awaitable
-from memoweave.runtime.steps import Steps, blocking, call
+from memoweave.runtime.steps import Steps, call
 from memoweave_openai.client import OpenAITransport
 from memoweave_openai.config import OpenAIEmbedderConfig
 from memoweave_openai.retry import call_openai
 
 
-class OpenAIEmbedder(Embedder):
+class OpenAIEmbedder(BatchedRemoteEmbedder):
     """Embeddings from ``config``'s endpoint (see the module docstring)."""
+
+    service = "OpenAI"
 
     def __init__(self, config: OpenAIEmbedderConfig, transport: OpenAITransport) -> None:
         self.config = config
         self.endpoint = transport.endpoint
         self._transport = transport
         self._policy = RetryPolicy.from_config(config)
-        self._vectors = VectorCheck(
+        vectors = VectorCheck(
             config.dimensions or config.dims,
             model=config.model,
             shape_hint="Use a server that returns float vectors (encoding_format='float').",
@@ -42,45 +41,18 @@ class OpenAIEmbedder(Embedder):
             if config.dimensions is not None
             else "Fix config.dims to the model's vector size, or unset it.",
         )
-        self._closed = False
+        super().__init__(
+            vectors,
+            batch_size=config.batch_size,
+            close_transport=transport.close,
+            query_prefix=config.query_prefix,
+            document_prefix=config.document_prefix,
+        )
 
     @classmethod
     def from_config(cls, config: OpenAIEmbedderConfig) -> OpenAIEmbedder:
         """Build the client (resolving the API key now) and the provider."""
         return cls(config, OpenAITransport(config))
-
-    @property
-    def dims(self) -> int | None:
-        """Configured ``dimensions``/``dims``, else discovered by the first call."""
-        return self._vectors.dims
-
-    def _embed(
-        self, texts: Sequence[str], *, purpose: Purpose = "document"
-    ) -> Steps[list[list[float]]]:
-        """Embed ``texts`` in order; raise ``EmbeddingError`` on failure. The batches are
-        requested one after the other by ``embed``, concurrently by ``aembed``."""
-        inputs = prepare_inputs(
-            texts,
-            purpose,
-            query_prefix=self.config.query_prefix,
-            document_prefix=self.config.document_prefix,
-        )
-        if not inputs:
-            return []
-        if self._closed:
-            raise EmbeddingError("this OpenAI embedder is closed", hint="Create a new provider.")
-        return (yield from embed_in_batches(inputs, self.config.batch_size, self._embed_batch))
-
-    def _close(self) -> Steps[None]:
-        """Close the HTTP clients. Idempotent."""
-        if not self._closed:
-            self._closed = True
-            yield call(self._transport.close)
-
-    embed = blocking(_embed)
-    aembed = awaitable(_embed)
-    close = blocking(_close)
-    aclose = awaitable(_close)
 
     def _embed_batch(self, batch: list[str]) -> Steps[list[list[float]]]:
         params: dict[str, Any] = {"model": self.config.model, "input": batch}

@@ -3,38 +3,25 @@ core's keyword and entity indexes) with test doubles standing in for the models 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from memoweave.memory import Memory
-from memoweave.stores.memory import InMemoryVectorStore
-from memoweave.testing.doubles import HashingEmbedder
 
 BuildMemory = Callable[..., Memory]
 
 
 @pytest.fixture
-def build_memory(tmp_path: Path) -> Iterator[BuildMemory]:
-    """Build a Memory on a fresh in-memory store and history file; closes them after.
-    ``retrieval=`` takes overrides of the ``retrieval`` config section."""
-    built: list[Memory] = []
+def build_memory(memory_factory: Any) -> BuildMemory:
+    """``build_memory(retrieval=None, **overrides)``: a Memory from the root conftest's
+    ``memory_factory``; ``retrieval=`` takes overrides of the ``retrieval`` config section."""
 
     def build(retrieval: dict[str, Any] | None = None, **overrides: Any) -> Memory:
-        overrides.setdefault("embedder", HashingEmbedder(dims=64))
-        overrides.setdefault("vector_store", InMemoryVectorStore())
-        cfg: dict[str, Any] = {"history_db_path": str(tmp_path / f"history{len(built)}.db")}
-        if retrieval:
-            cfg["retrieval"] = retrieval
-        memory = Memory(cfg, **overrides)
-        built.append(memory)
-        return memory
+        return memory_factory({"retrieval": retrieval} if retrieval else None, **overrides)  # type: ignore[no-any-return]
 
-    yield build
-    for memory in built:
-        memory.close()
+    return build
 
 
 def add_texts(memory: Memory, texts: list[str], user_id: str = "alice", **kwargs: Any) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +20,12 @@ MakeMemory = Callable[..., Memory]
 
 
 @pytest.fixture
-def make_memory(tmp_path: Path) -> Iterator[MakeMemory]:
+def make_memory(tmp_path: Path, memory_factory: Any) -> MakeMemory:
     """``make(store="memory"|"qdrant", embedder=None)``: a Memory on a fresh store and
-    history under ``tmp_path``; every one is closed after the test."""
-    built: list[Memory] = []
+    history under ``tmp_path`` (the root conftest's ``memory_factory``)."""
 
     def make(store: str = "memory", embedder: Any = None) -> Memory:
-        where = tmp_path / f"m{len(built)}"
+        where = tmp_path / f"m{len(memory_factory.built)}"
         if store == "qdrant":
             if "qdrant" not in load_registry().names("vector_store"):
                 pytest.skip("memoweave-qdrant is not installed")
@@ -35,17 +34,13 @@ def make_memory(tmp_path: Path) -> Iterator[MakeMemory]:
             )
         else:
             instance = InMemoryVectorStore()
-        memory = Memory(
+        return memory_factory(  # type: ignore[no-any-return]
             {"history_db_path": str(where / "history.db")},
             embedder=embedder or HashingEmbedder(dims=64),
             vector_store=instance,
         )
-        built.append(memory)
-        return memory
 
-    yield make
-    for memory in built:
-        memory.close()
+    return make
 
 
 def sample_lines(count: int = 4) -> list[dict[str, Any]]:

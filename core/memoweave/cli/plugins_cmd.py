@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -13,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from memoweave import scaffold
 from memoweave.cli.plugin_commands import PluginCommandGroup
 from memoweave.cli.render import make_console
 from memoweave.plugins import KINDS, PluginLoadWarning, ProviderRegistry, load_registry
@@ -106,12 +108,14 @@ def _print_tables(
             console.print(f"  {failure.describe()}", markup=False)
 
 
-@click.command()
+@click.group(invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, with each config schema.")
 @click.pass_context
 def plugins(ctx: click.Context, as_json: bool) -> None:
     """List installed providers by kind, the commands plugins add, plugins that failed to
-    load, and name conflicts."""
+    load, and name conflicts (`memoweave plugins new NAME` starts a new plugin)."""
+    if ctx.invoked_subcommand is not None:
+        return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PluginLoadWarning)  # shown in the output instead
         registry = load_registry()
@@ -124,3 +128,26 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
         click.echo(json.dumps(registry_to_json(registry, commands, command_failures), indent=2))
     else:
         _print_tables(registry, commands, command_failures, make_console())
+
+
+@plugins.command("new")
+@click.argument("name")
+@click.option(
+    "--kind", type=click.Choice(scaffold.KINDS), default="vector_store", show_default=True
+)
+@click.option("--provider", help="The name users configure (default: NAME).")
+@click.option(
+    "--dir",
+    "target",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where the plugin folder NAME is created.",
+)
+def new_plugin(name: str, kind: str, provider: str | None, target: Path) -> None:
+    """Create the folder NAME: a complete plugin (distribution memoweave-NAME) that passes
+    its conformance tests as it is; replace its provider module with your engine."""
+    written = scaffold.new_plugin(name, target, kind=kind, provider=provider)
+    folder = target / name
+    click.echo(f"created {folder} ({len(written)} files); next:")
+    click.echo(f'  pip install -e "{folder}[test]" && pytest {folder}')

@@ -43,7 +43,7 @@ from memoweave.providers.vector_store import (
 )
 
 if TYPE_CHECKING:
-    from memoweave_example_dictstore import DictStoreConfig
+    from memoweave_example_dictstore.config import DictStoreConfig
 
 
 @dataclass

@@ -17,7 +17,7 @@ from memoweave.cli.provider_checks import provider_checks
 from memoweave.cli.render import printable
 from memoweave.config import MemoryConfig
 from memoweave.memory.doctor import Finding, run_doctor
-from memoweave.memory.providers import coerce_config
+from memoweave.memory.wiring import coerce_config
 
 _MARKS = {"ok": "ok", "warn": "WARN", "fail": "FAIL", "fixed": "FIXED", "skipped": "skip"}
 

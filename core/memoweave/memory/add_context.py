@@ -15,9 +15,9 @@ from memoweave.memory import items as it
 from memoweave.memory.actions import ExistingMemory
 from memoweave.memory.history import StoredMessage
 from memoweave.memory.messages import NormalizedMessage
-from memoweave.memory.providers import MemoryProviders
 from memoweave.memory.related import related_memories
 from memoweave.memory.scope import Scope
+from memoweave.memory.wiring import MemoryProviders
 from memoweave.runtime.steps import Steps, call, done, gather
 
 

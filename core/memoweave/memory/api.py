@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from memoweave.memory.operations import MemoryOperations
-from memoweave.memory.providers import MemoryProviders, build_providers
+from memoweave.memory.wiring import MemoryProviders, build_providers
 from memoweave.runtime.ordering import ThreadCoordinator
 from memoweave.runtime.steps import run
 

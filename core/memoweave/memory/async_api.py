@@ -28,7 +28,7 @@ from typing import Any
 
 from memoweave.errors import ValidationError
 from memoweave.memory.operations import MemoryOperations
-from memoweave.memory.providers import MemoryProviders, build_providers
+from memoweave.memory.wiring import MemoryProviders, build_providers
 from memoweave.runtime.aio import AsyncRunner
 from memoweave.runtime.ordering import LoopCoordinator
 

@@ -32,7 +32,7 @@ from memoweave.providers.vector_store import STATUS_KEY, VectorStore
 from memoweave.runtime.steps import Steps, call
 
 if TYPE_CHECKING:
-    from memoweave.memory.providers import MemoryProviders
+    from memoweave.memory.wiring import MemoryProviders
 
 RESET_MARKER = "reset_pending"
 _KEPT = Comparison(STATUS_KEY, "in", (it.STATUS_ACTIVE, it.STATUS_SUPERSEDED))

@@ -28,9 +28,9 @@ from typing import Any, Literal
 
 from memoweave.errors import MemoweaveError, VectorStoreError
 from memoweave.memory.consistency import RESET_MARKER, reset_all, stored_memory_count
-from memoweave.memory.providers import MemoryProviders, build_providers, coerce_config
 from memoweave.memory.repair import rebuild_history, reembed_from_history, reindex
 from memoweave.memory.transaction import recover
+from memoweave.memory.wiring import MemoryProviders, build_providers, coerce_config
 from memoweave.providers.vector_store import StoredRecord
 from memoweave.runtime.steps import run
 

@@ -23,7 +23,6 @@ from memoweave.memory.actions import DeleteMemory, EditMemory, ExtractionRequest
 from memoweave.memory.add_context import extraction_context, stored_message
 from memoweave.memory.consistency import check_on_open, reset_all, reset_interrupted
 from memoweave.memory.messages import normalize_messages
-from memoweave.memory.providers import MemoryProviders
 from memoweave.memory.scope import Scope
 from memoweave.memory.search import result_item, scoped_read, visible_statuses
 from memoweave.memory.strategies import select_strategy
@@ -39,6 +38,7 @@ from memoweave.memory.validate import (
     check_threshold,
     check_top_k,
 )
+from memoweave.memory.wiring import MemoryProviders
 from memoweave.memory.write_plan import PreparedWrite, WriteContext
 from memoweave.memory.writer import MemoryWriter
 from memoweave.providers.embedder import Embedder

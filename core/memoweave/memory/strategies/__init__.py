@@ -17,7 +17,7 @@ from memoweave.memory.scope import Scope
 from memoweave.memory.strategies.verbatim import VerbatimStrategy
 
 if TYPE_CHECKING:
-    from memoweave.memory.providers import MemoryProviders
+    from memoweave.memory.wiring import MemoryProviders
 
 PROCEDURAL = "procedural_memory"
 

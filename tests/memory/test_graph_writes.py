@@ -12,8 +12,8 @@ import pytest
 from memoweave.errors import GraphStoreError, HistoryError
 from memoweave.memory import Memory
 from memoweave.memory.actions import AddMemory
+from memoweave.memory.clock import utcnow
 from memoweave.memory.history import HistoryStore
-from memoweave.memory.items import utcnow
 from memoweave.memory.scope import Scope
 from memoweave.memory.write_plan import WriteContext
 from memoweave.providers.graph_store import GraphEntity, GraphRelation

@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from memoweave.index.keyword_index import KeywordIndex
-from memoweave.memory import items as it
 from memoweave.memory.actions import ExistingMemory
+from memoweave.memory.clock import iso
 from memoweave.memory.history import StoredMessage
 from memoweave.memory.messages import NormalizedMessage
 from memoweave.memory.related import related_memories
@@ -44,7 +44,7 @@ def stored_message(message: NormalizedMessage, scope: Scope, observed: datetime)
         scope=scope.key(),
         role=message.role,
         content=message.text,
-        created_at=message.created_at or it.iso(observed),
+        created_at=message.created_at or iso(observed),
         name=message.name,
         **scope.as_dict(),
     )

@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING
 
 from memoweave.errors import ConsistencyError
 from memoweave.filters import Comparison
-from memoweave.memory import items as it
+from memoweave.memory.clock import iso, utcnow
 from memoweave.memory.history import HistoryStore
+from memoweave.memory.payload import STATUS_ACTIVE, STATUS_SUPERSEDED
 from memoweave.providers.vector_store import STATUS_KEY, VectorStore
 from memoweave.runtime.steps import Steps, call
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from memoweave.memory.wiring import MemoryProviders
 
 RESET_MARKER = "reset_pending"
-_KEPT = Comparison(STATUS_KEY, "in", (it.STATUS_ACTIVE, it.STATUS_SUPERSEDED))
+_KEPT = Comparison(STATUS_KEY, "in", (STATUS_ACTIVE, STATUS_SUPERSEDED))
 
 
 def stored_memory_count(store: VectorStore) -> int:
@@ -79,7 +80,7 @@ def reset_all(providers: MemoryProviders) -> Steps[None]:
     :data:`RESET_MARKER` until every step is done, so that a reset a crash interrupts is
     finished by the next open (each step is idempotent)."""
     p = providers
-    yield call(p.history.set_meta, RESET_MARKER, it.iso(it.utcnow()))
+    yield call(p.history.set_meta, RESET_MARKER, iso(utcnow()))
     yield call(p.vector_store.drop_collection)
     if p.graph_store is not None:
         yield call(p.graph_store.drop_graph)

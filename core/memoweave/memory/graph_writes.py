@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memoweave.graph.terms import Triple, entity_name, offline_triples, relationship_name
-from memoweave.memory import items as it
+from memoweave.memory.payload import STATUS_ACTIVE
 from memoweave.providers.graph_store import (
     GRAPH_SCOPE_KEYS,
     GraphEntity,
@@ -184,7 +184,7 @@ def _plan_record(
     """Add the relations of a new memory or of a rewritten one."""
     payload = record.payload
     text = payload.get("memory")
-    if payload.get(STATUS_KEY, it.STATUS_ACTIVE) != it.STATUS_ACTIVE or not isinstance(text, str):
+    if payload.get(STATUS_KEY, STATUS_ACTIVE) != STATUS_ACTIVE or not isinstance(text, str):
         return
     if before is not None and before.payload.get("memory") == text:
         return
@@ -210,7 +210,7 @@ def _close_ended(
     if not open_before:
         return
     payload = record.payload
-    if payload.get(STATUS_KEY, it.STATUS_ACTIVE) == it.STATUS_ACTIVE:
+    if payload.get(STATUS_KEY, STATUS_ACTIVE) == STATUS_ACTIVE:
         if record.id not in asserted:  # text unchanged
             return
         ending = [r for r in open_before if r.triple() not in asserted[record.id]]

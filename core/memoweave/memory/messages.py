@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memoweave.errors import ValidationError
-from memoweave.memory.items import iso
+from memoweave.memory.clock import iso
 from memoweave.memory.scope import validate_identifier
 from memoweave.memory.validate import check_text, check_timestamp
 

@@ -18,11 +18,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from memoweave.errors import NotFound, ValidationError
-from memoweave.memory import items as it
 from memoweave.memory.actions import DeleteMemory, EditMemory, ExtractionRequest
 from memoweave.memory.add_context import extraction_context, stored_message
+from memoweave.memory.clock import utcnow
 from memoweave.memory.consistency import check_on_open, reset_all, reset_interrupted
+from memoweave.memory.items import to_item
 from memoweave.memory.messages import normalize_messages
+from memoweave.memory.metadata import validate_metadata
 from memoweave.memory.scope import Scope
 from memoweave.memory.search import result_item, scoped_read, visible_statuses
 from memoweave.memory.strategies import select_strategy
@@ -95,14 +97,14 @@ class MemoryOperations:
         scope = Scope.of(user_id=user_id, agent_id=agent_id, run_id=run_id, operation="add()")
         normalized = normalize_messages(messages)
         check_text_size("messages", sum(len(m.text) for m in normalized), self._max_text)
-        meta = it.validate_metadata(metadata)
+        meta = validate_metadata(metadata)
         check_bool("infer", infer)
         if prompt is not None and not isinstance(prompt, str):
             raise ValidationError("prompt must be a string", hint="Pass prompt='...' or omit it.")
         if prompt is not None:
             check_text("prompt", prompt)
         expiration = check_expiration(expiration_date)
-        now = it.utcnow()
+        now = utcnow()
         observed = check_observed_at(observed_at) or now
         strategy = select_strategy(
             self.providers, infer=infer, memory_type=memory_type, scope=scope
@@ -166,7 +168,7 @@ class MemoryOperations:
         if text is not None:
             check_text_size("text", len(text), self._max_text)
             check_text("text", text)
-        meta = it.validate_metadata(metadata) if metadata is not None else None
+        meta = validate_metadata(metadata) if metadata is not None else None
         if text is None and meta is None:
             raise ValidationError(
                 "nothing to update", hint="Pass text='...' and/or metadata={...}."
@@ -174,12 +176,12 @@ class MemoryOperations:
         scope = _optional_scope(user_id, agent_id, run_id)
         yield from self.ensure_ready()
         record = yield from self._fetch(memory_id, scope)
-        ctx = WriteContext(scope=scope, now=it.utcnow())
+        ctx = WriteContext(scope=scope, now=utcnow())
         action = EditMemory(memory_id, text=text, metadata=meta)
         written = yield from self.writer.write(_scope_key(record), [action], ctx)
         return {
             "message": "Memory updated successfully!",
-            **it.to_item(memory_id, written.payloads[memory_id]),
+            **to_item(memory_id, written.payloads[memory_id]),
         }
 
     def delete(
@@ -195,7 +197,7 @@ class MemoryOperations:
         scope = _optional_scope(user_id, agent_id, run_id)
         yield from self.ensure_ready()
         record = yield from self._fetch(memory_id, scope)
-        ctx = WriteContext(scope=scope, now=it.utcnow())
+        ctx = WriteContext(scope=scope, now=utcnow())
         yield from self.writer.write(_scope_key(record), [DeleteMemory(memory_id)], ctx)
         return {"message": "Memory deleted successfully!"}
 
@@ -207,7 +209,7 @@ class MemoryOperations:
             user_id=user_id, agent_id=agent_id, run_id=run_id, operation="delete_all()"
         )
         yield from self.ensure_ready()
-        ctx = WriteContext(scope=scope, now=it.utcnow())
+        ctx = WriteContext(scope=scope, now=utcnow())
         graph = self.providers.graph_store
 
         def forget(_: None) -> Steps[None]:
@@ -271,7 +273,7 @@ class MemoryOperations:
             threshold=threshold,
             rerank=rerank,
             statuses=visible_statuses(include_superseded),
-            now=it.utcnow(),
+            now=utcnow(),
             graph=graph,
         )
         out: dict[str, Any] = {"results": [result_item(c, explain=explain) for c in ranked]}
@@ -295,7 +297,7 @@ class MemoryOperations:
             record = yield from self._fetch(memory_id, scope, with_vectors=False)
         except NotFound:
             return None
-        return it.to_item(record.id, record.payload)
+        return to_item(record.id, record.payload)
 
     def get_all(
         self,
@@ -329,7 +331,7 @@ class MemoryOperations:
         yield from self.ensure_ready()
         page = yield call(self.providers.vector_store.list, filter=node, limit=top_k, cursor=cursor)
         return {
-            "results": [it.to_item(r.id, r.payload) for r in page.records],
+            "results": [to_item(r.id, r.payload) for r in page.records],
             "next_cursor": page.next_cursor,
         }
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from memoweave.index.keyword_index import KeywordIndex
-from memoweave.memory import items as it
 from memoweave.memory.history import HistoryStore
+from memoweave.memory.payload import STATUS_ACTIVE
 from memoweave.memory.scope import Scope
 from memoweave.providers.vector_store import STATUS_KEY, SearchHit, VectorStore
 from memoweave.retrieval.keyword import keyword_hits
@@ -33,10 +33,10 @@ def related_memories(
             scope=scope,
             node=scope.filter(),
             limit=limit,
-            statuses=(it.STATUS_ACTIVE,),
+            statuses=(STATUS_ACTIVE,),
         )
     ).hits
-    hits = [SearchHit(i, s, p) for i, s, p in found if p.get(STATUS_KEY) == it.STATUS_ACTIVE]
+    hits = [SearchHit(i, s, p) for i, s, p in found if p.get(STATUS_KEY) == STATUS_ACTIVE]
     if len(hits) < limit:
         seen = {h.id for h in hits}
         recent = yield call(history.recent_memory_ids, scope.as_dict(), limit * 2)
@@ -46,6 +46,6 @@ def related_memories(
             if len(hits) >= limit:
                 break
             payload = record.payload
-            if payload.get(STATUS_KEY) == it.STATUS_ACTIVE and scope.contains(payload):
+            if payload.get(STATUS_KEY) == STATUS_ACTIVE and scope.contains(payload):
                 hits.append(SearchHit(record.id, 0.0, payload))
     return hits

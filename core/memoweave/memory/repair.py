@@ -21,8 +21,9 @@ from datetime import datetime
 from typing import Any
 
 from memoweave.index import SideIndexes
-from memoweave.memory import items as it
+from memoweave.memory.clock import iso, utcnow
 from memoweave.memory.history import HistoryEvent, HistoryStore
+from memoweave.memory.payload import STATUS_ACTIVE, STATUS_SUPERSEDED, index_doc, text_hash
 from memoweave.providers.embedder import Embedder
 from memoweave.providers.vector_store import STATUS_KEY, StoredRecord, VectorRecord, VectorStore
 
@@ -38,7 +39,7 @@ def rebuild_history(
     history: HistoryStore, indexes: SideIndexes | None, records: Sequence[StoredRecord]
 ) -> int:
     """ADD events (and index entries) for ``records``; returns how many were written."""
-    now = it.iso(it.utcnow())
+    now = iso(utcnow())
     for batch in _batches(records):
         events = [
             HistoryEvent(
@@ -55,7 +56,7 @@ def rebuild_history(
             )
             for r in batch
         ]
-        _commit(history, indexes, now, events, [it.index_doc(r.id, r.payload) for r in batch])
+        _commit(history, indexes, now, events, [index_doc(r.id, r.payload) for r in batch])
     return len(records)
 
 
@@ -68,7 +69,7 @@ def reembed_from_history(
 ) -> int:
     """Store again the memories ``memory_ids`` (live in the history, missing from the
     store) from their events; returns how many were stored."""
-    now = it.iso(it.utcnow())
+    now = iso(utcnow())
     done = 0
     for batch in _batches(list(memory_ids)):
         payloads = {m: payload_from_events(history.events(m)) for m in batch}
@@ -78,7 +79,7 @@ def reembed_from_history(
         ids = list(kept)
         vectors = embedder.embed([kept[m]["memory"] for m in ids], purpose="document")
         store.upsert([VectorRecord(m, list(v), kept[m]) for m, v in zip(ids, vectors, strict=True)])
-        _commit(history, indexes, now, [], [it.index_doc(m, kept[m]) for m in ids])
+        _commit(history, indexes, now, [], [index_doc(m, kept[m]) for m in ids])
         done += len(ids)
     return done
 
@@ -87,7 +88,7 @@ def reindex(indexes: SideIndexes, history: HistoryStore, records: Sequence[Store
     """(Re)index ``records`` in the keyword and entity indexes; returns how many."""
     for batch in _batches(records):
         with history.transaction() as conn:
-            indexes.upsert(conn, [it.index_doc(r.id, r.payload) for r in batch])
+            indexes.upsert(conn, [index_doc(r.id, r.payload) for r in batch])
     return len(records)
 
 
@@ -95,7 +96,7 @@ def payload_from_events(events: Sequence[dict[str, Any]]) -> dict[str, Any] | No
     """The payload a memory had after ``events`` (oldest first), as far as the history
     knows it; ``None`` when there is no text to store."""
     text: str | None = None
-    payload: dict[str, Any] = {STATUS_KEY: it.STATUS_ACTIVE}
+    payload: dict[str, Any] = {STATUS_KEY: STATUS_ACTIVE}
     for event in events:
         kind = event["event"]
         if kind in ("ADD", "UPDATE") and event.get("new_memory"):
@@ -106,7 +107,7 @@ def payload_from_events(events: Sequence[dict[str, Any]]) -> dict[str, Any] | No
                 if event.get(key) is not None:
                     payload[key] = event[key]
         elif kind == "SUPERSEDE":
-            payload[STATUS_KEY] = it.STATUS_SUPERSEDED
+            payload[STATUS_KEY] = STATUS_SUPERSEDED
             payload["superseded_by"] = event.get("superseded_by")
             payload["valid_until"] = event.get("updated_at") or event.get("created_at")
         if kind != "ADD":
@@ -114,7 +115,7 @@ def payload_from_events(events: Sequence[dict[str, Any]]) -> dict[str, Any] | No
     if not text:
         return None
     created = payload.get("created_at")
-    payload.update({"memory": text, "hash": it.text_hash(text)})
+    payload.update({"memory": text, "hash": text_hash(text)})
     try:
         moment = datetime.fromisoformat(str(created))
     except ValueError:

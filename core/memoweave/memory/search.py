@@ -13,7 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from memoweave.filters import And, Comparison, FilterNode, Not, Or, parse_filter
-from memoweave.memory import items as it
+from memoweave.memory.clock import utcnow
+from memoweave.memory.items import to_item
+from memoweave.memory.payload import STATUS_ACTIVE, STATUS_SUPERSEDED
 from memoweave.memory.scope import IDENTITY_KEYS, Scope
 from memoweave.memory.validate import check_bool, merge_scope_filters
 from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY
@@ -22,7 +24,7 @@ from memoweave.retrieval.candidates import Candidate
 
 def visible_statuses(include_superseded: bool) -> tuple[str, ...]:
     """The lifecycle statuses a read returns."""
-    return (it.STATUS_ACTIVE, it.STATUS_SUPERSEDED) if include_superseded else (it.STATUS_ACTIVE,)
+    return (STATUS_ACTIVE, STATUS_SUPERSEDED) if include_superseded else (STATUS_ACTIVE,)
 
 
 def read_filter(
@@ -77,14 +79,14 @@ def scoped_read(
         scope,
         include_superseded=include_superseded,
         show_expired=show_expired,
-        now=it.utcnow(),
+        now=utcnow(),
     )
     return scope, node
 
 
 def result_item(candidate: Candidate, *, explain: bool) -> dict[str, Any]:
     """The mem0-shaped item of one ranked candidate, with ``explain`` when asked."""
-    item = it.to_item(candidate.id, candidate.payload, score=candidate.score)
+    item = to_item(candidate.id, candidate.payload, score=candidate.score)
     if explain:
         item["explain"] = candidate.explanation()
     return item

@@ -29,7 +29,6 @@ from typing import Any
 
 from memoweave.errors import NotFound
 from memoweave.index import SideIndexes
-from memoweave.memory import items as it
 from memoweave.memory.actions import (
     AddMemory,
     DeleteMemory,
@@ -39,7 +38,18 @@ from memoweave.memory.actions import (
     UpdateMemory,
     WriteAction,
 )
+from memoweave.memory.clock import iso
 from memoweave.memory.history import HistoryEvent, HistoryStore, StoredMessage
+from memoweave.memory.payload import (
+    STATUS_ACTIVE,
+    STATUS_DELETED,
+    STATUS_SUPERSEDED,
+    SYSTEM_KEYS,
+    index_doc,
+    memory_text,
+    metadata_of,
+    text_hash,
+)
 from memoweave.memory.scope import Scope
 from memoweave.memory.transaction import WritePlan
 from memoweave.providers.vector_store import (
@@ -90,7 +100,7 @@ class PreparedWrite:
     def dedupe_hashes(self) -> list[str]:
         """The hashes of the new texts to check against the scope's active memories."""
         return [
-            it.text_hash(text)
+            text_hash(text)
             for index, (text, _) in self.texts.items()
             if isinstance(self.actions[index], (AddMemory, SupersedeMemory, UpdateMemory))
         ]
@@ -105,12 +115,12 @@ class Written:
 
 
 def new_text(action: WriteAction) -> str | None:
-    """The text ``action`` stores (:func:`memoweave.memory.items.memory_text`), or ``None``."""
+    """The text ``action`` stores (:func:`memoweave.memory.payload.memory_text`), or ``None``."""
     if isinstance(action, (SoftDeleteMemory, DeleteMemory)):
         return None
     if isinstance(action, EditMemory) and action.text is None:
         return None
-    text = it.memory_text(str(action.text))
+    text = memory_text(str(action.text))
     return text or None
 
 
@@ -141,7 +151,7 @@ class _Builder:
         self.texts = prepared.texts
         self.records = records
         self.existing = existing
-        self.now = it.iso(self.ctx.now)
+        self.now = iso(self.ctx.now)
         self.plan = WritePlan(messages=list(self.ctx.messages))
         self.written = Written()
         self.replaced: set[str] = set()
@@ -175,11 +185,11 @@ class _Builder:
             and memory_id not in self.replaced
             and self.ctx.scope is not None
             and self.ctx.scope.contains(record.payload)
-            and record.payload.get(STATUS_KEY) == it.STATUS_ACTIVE
+            and record.payload.get(STATUS_KEY) == STATUS_ACTIVE
         )
 
     def _duplicate(self, text: str, *, against_scope: bool) -> bool:
-        digest = it.text_hash(text)
+        digest = text_hash(text)
         if digest in self.stored_hashes or (against_scope and digest in self.existing):
             self.written.results.append(
                 {"id": self.existing.get(digest), "memory": text, "event": "NONE"}
@@ -214,7 +224,7 @@ class _Builder:
         if self._duplicate(text, against_scope=False):
             return
         before = self.records[action.id]
-        payload = {**before.payload, "memory": text, "hash": it.text_hash(text)}
+        payload = {**before.payload, "memory": text, "hash": text_hash(text)}
         payload["updated_at"] = self.now
         if action.source_message_ids:
             payload["source_message_ids"] = list(action.source_message_ids)
@@ -230,7 +240,7 @@ class _Builder:
         before = self.records[old_id]
         payload = {
             **before.payload,
-            STATUS_KEY: it.STATUS_SUPERSEDED,
+            STATUS_KEY: STATUS_SUPERSEDED,
             "superseded_by": new_id,
             "valid_until": self.now,
             "updated_at": self.now,
@@ -247,7 +257,7 @@ class _Builder:
         before = self.records[memory_id]
         payload = {
             **before.payload,
-            STATUS_KEY: it.STATUS_DELETED,
+            STATUS_KEY: STATUS_DELETED,
             "valid_until": self.now,
             "updated_at": self.now,
         }
@@ -259,14 +269,14 @@ class _Builder:
 
     def _edit(self, index: int, action: EditMemory) -> None:
         before = self._existing_record(action.id)
-        system = {k: v for k, v in before.payload.items() if k in it.SYSTEM_KEYS}
-        caller = it.metadata_of(before.payload) if action.metadata is None else action.metadata
+        system = {k: v for k, v in before.payload.items() if k in SYSTEM_KEYS}
+        caller = metadata_of(before.payload) if action.metadata is None else action.metadata
         payload = {**caller, **system, "updated_at": self.now}
         vector = before.vector
         if index in self.texts:
             text, vector = self.texts[index]
             payload["memory"] = text
-            payload["hash"] = it.text_hash(text)
+            payload["hash"] = text_hash(text)
         old_text = before.payload.get("memory")
         self._upsert(action.id, vector, payload, before=before)
         self._event(action.id, "UPDATE", old_text, payload.get("memory"), payload)
@@ -357,14 +367,14 @@ class _Builder:
             **extra,
             **ctx.scope.as_dict(),
             "memory": text,
-            "hash": it.text_hash(text),
+            "hash": text_hash(text),
             "created_at": self.now,
             "updated_at": None,
             "created_ts": ctx.now.timestamp(),
-            "observed_at": it.iso(observed),
+            "observed_at": iso(observed),
             "observed_ts": observed.timestamp(),
             "source_message_ids": list(action.source_message_ids),
-            STATUS_KEY: it.STATUS_ACTIVE,
+            STATUS_KEY: STATUS_ACTIVE,
         }
         if isinstance(action, AddMemory):
             if action.actor_id:
@@ -377,14 +387,14 @@ class _Builder:
         if ctx.memory_type:
             payload["memory_type"] = ctx.memory_type
         if ctx.expiration is not None:
-            payload["expiration_date"] = it.iso(ctx.expiration)
+            payload["expiration_date"] = iso(ctx.expiration)
             payload[EXPIRY_KEY] = ctx.expiration.timestamp()
         return payload
 
     def hooks(self, history: HistoryStore, indexes: SideIndexes | None) -> None:
         """The index and message-window changes, run inside the history's commit."""
         plan = self.plan
-        docs = [it.index_doc(r.id, r.payload) for r in plan.upserts]
+        docs = [index_doc(r.id, r.payload) for r in plan.upserts]
         deleted = list(plan.deletes)
         scope = self.ctx.scope if self.ctx.forget_scope else None
         if indexes is not None and docs:

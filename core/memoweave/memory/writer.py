@@ -28,9 +28,10 @@ from typing import TypeVar
 from memoweave.errors import EmbeddingError
 from memoweave.filters import And, Comparison
 from memoweave.index import SideIndexes
-from memoweave.memory import items as it
 from memoweave.memory.actions import DeleteMemory, WriteAction
+from memoweave.memory.clock import iso
 from memoweave.memory.history import HistoryStore
+from memoweave.memory.payload import STATUS_ACTIVE
 from memoweave.memory.scope import Scope
 from memoweave.memory.transaction import apply_plan
 from memoweave.memory.write_plan import (
@@ -118,7 +119,7 @@ class MemoryWriter:
             hashes = prepared.dedupe_hashes() if scope is not None else []
             existing = (yield from self._active_hashes(scope, hashes)) if hashes else {}
             plan, written = build_plan(prepared, records, existing, self.history, self.indexes)
-            now = it.iso(prepared.ctx.now)
+            now = iso(prepared.ctx.now)
             yield from apply_plan(plan, self.store, self.history, now, self.graph)
             return written
         finally:
@@ -149,7 +150,7 @@ class MemoryWriter:
             (
                 scope.filter(),
                 Comparison("hash", "in", tuple(dict.fromkeys(hashes))),
-                Comparison(STATUS_KEY, "eq", it.STATUS_ACTIVE),
+                Comparison(STATUS_KEY, "eq", STATUS_ACTIVE),
             )
         )
         page = yield call(self.store.list, filter=node, limit=max(len(hashes), 1) * 2)

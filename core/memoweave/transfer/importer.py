@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from memoweave.errors import MemoweaveError, ValidationError
-from memoweave.memory import items as it
+from memoweave.memory.clock import iso, utcnow
+from memoweave.memory.payload import index_doc
 from memoweave.memory.transaction import WritePlan, apply_plan
 from memoweave.memory.validate import check_bool
 from memoweave.providers.vector_store import StoredRecord, VectorRecord
@@ -330,9 +331,9 @@ def _write_batch(
     report.written += len(plan.upserts)
     indexes = providers.indexes
     if indexes is not None and plan.upserts:
-        docs = [it.index_doc(r.id, r.payload) for r in plan.upserts]
+        docs = [index_doc(r.id, r.payload) for r in plan.upserts]
         plan.on_commit.append(lambda conn: indexes.upsert(conn, docs))
-    run(apply_plan(plan, store, history, it.iso(it.utcnow()), providers.graph_store))
+    run(apply_plan(plan, store, history, iso(utcnow()), providers.graph_store))
 
 
 def _kept_vector(

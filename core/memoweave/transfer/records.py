@@ -21,8 +21,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoweave.errors import MemoweaveError, ValidationError
-from memoweave.memory import items as it
+from memoweave.memory.clock import iso, utcnow
 from memoweave.memory.history import HistoryEvent
+from memoweave.memory.metadata import validate_metadata
+from memoweave.memory.payload import (
+    STATUS_ACTIVE,
+    STATUS_DELETED,
+    STATUS_SUPERSEDED,
+    SYSTEM_KEYS,
+    metadata_of,
+    text_hash,
+)
 from memoweave.memory.scope import Scope, validate_identifier
 from memoweave.memory.validate import check_expiration, check_memory_id, check_timestamp
 from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY
@@ -30,7 +39,7 @@ from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY
 FORMAT = "memoweave-export"
 VERSION = 1
 EVENTS = ("ADD", "UPDATE", "SUPERSEDE", "DELETE")
-STATUSES = (it.STATUS_ACTIVE, it.STATUS_SUPERSEDED, it.STATUS_DELETED)
+STATUSES = (STATUS_ACTIVE, STATUS_SUPERSEDED, STATUS_DELETED)
 DERIVED_KEYS = frozenset({"hash", "created_ts", "observed_ts", EXPIRY_KEY})
 """Payload keys computed from others; exported for reading, recomputed on import."""
 _NOT_PAYLOAD = frozenset({"id", "score", "metadata"})
@@ -42,9 +51,7 @@ _EVENT_FIELDS = frozenset(
         "is_deleted", "actor_id", "role", "user_id", "agent_id", "run_id", "superseded_by",
     }
 )  # fmt: skip
-_RECORD_FIELDS = frozenset(
-    (it.SYSTEM_KEYS - _NOT_PAYLOAD) | {"id", "metadata", "history", "vector"}
-)
+_RECORD_FIELDS = frozenset((SYSTEM_KEYS - _NOT_PAYLOAD) | {"id", "metadata", "history", "vector"})
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,7 @@ def header(*, count: int, with_vectors: bool, source: Mapping[str, Any]) -> dict
     return {
         "format": FORMAT,
         "version": VERSION,
-        "exported_at": it.iso(it.utcnow()),
+        "exported_at": iso(utcnow()),
         "memoweave": __version__,
         "count": count,
         "with_vectors": with_vectors,
@@ -104,10 +111,10 @@ def export_line(
 ) -> dict[str, Any]:
     """The JSON object of one memory: its payload's system fields, metadata and history."""
     line: dict[str, Any] = {"id": memory_id}
-    for key in sorted(it.SYSTEM_KEYS - _NOT_PAYLOAD - {EXPIRY_KEY, "created_ts", "observed_ts"}):
+    for key in sorted(SYSTEM_KEYS - _NOT_PAYLOAD - {EXPIRY_KEY, "created_ts", "observed_ts"}):
         if payload.get(key) is not None:
             line[key] = payload[key]
-    line["metadata"] = it.metadata_of(payload)
+    line["metadata"] = metadata_of(payload)
     line["history"] = [
         {k: v for k, v in event.items() if k in _EVENT_FIELDS and k != "memory_id"}
         for event in events
@@ -134,20 +141,20 @@ def parse_line(obj: Any, line: int) -> ImportRecord:
         raise ValidationError("memory must be a non-empty string")
     text = " ".join(text.split())
     scope = Scope.of(**{k: obj.get(k) for k in _TEXT_FIELDS}, operation="a record")
-    payload: dict[str, Any] = {**_field("metadata", obj.get("metadata"), it.validate_metadata)}
+    payload: dict[str, Any] = {**_field("metadata", obj.get("metadata"), validate_metadata)}
     payload.update(scope.as_dict())
     payload["memory"] = text
-    payload["hash"] = it.text_hash(text)
+    payload["hash"] = text_hash(text)
     created = _moment("created_at", obj.get("created_at"), required=True)
     observed = _moment("observed_at", obj.get("observed_at")) or created
     payload.update(
-        created_at=it.iso(created),
+        created_at=iso(created),
         created_ts=created.timestamp(),
-        observed_at=it.iso(observed),
+        observed_at=iso(observed),
         observed_ts=observed.timestamp(),
         updated_at=_iso_or_none("updated_at", obj.get("updated_at")),
     )
-    status = obj.get(STATUS_KEY, it.STATUS_ACTIVE)
+    status = obj.get(STATUS_KEY, STATUS_ACTIVE)
     if status not in STATUSES:
         raise ValidationError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
     payload[STATUS_KEY] = status
@@ -168,7 +175,7 @@ def parse_line(obj: Any, line: int) -> ImportRecord:
         payload["valid_until"] = _iso_or_none("valid_until", obj["valid_until"])
     if obj.get("expiration_date") is not None:
         expiry = _field("expiration_date", obj["expiration_date"], check_expiration)
-        payload["expiration_date"] = it.iso(expiry)
+        payload["expiration_date"] = iso(expiry)
         payload[EXPIRY_KEY] = expiry.timestamp()
     vector = _vector(obj.get("vector"))
     history = _list("history", obj.get("history"))
@@ -195,7 +202,7 @@ def _moment(name: str, value: Any, *, required: bool = False) -> Any:
 
 def _iso_or_none(name: str, value: Any) -> str | None:
     moment = _moment(name, value)
-    return None if moment is None else it.iso(moment)
+    return None if moment is None else iso(moment)
 
 
 def _list(name: str, value: Any) -> list[Any]:
@@ -253,7 +260,7 @@ def _event(memory_id: str, payload: Mapping[str, Any], raw: Any, index: int) -> 
         id=event_id,
         memory_id=memory_id,
         event=raw["event"],
-        created_at=it.iso(_moment(f"{where}.created_at", raw.get("created_at"), required=True)),
+        created_at=iso(_moment(f"{where}.created_at", raw.get("created_at"), required=True)),
         updated_at=_iso_or_none(f"{where}.updated_at", raw.get("updated_at")),
         is_deleted=bool(deleted),
         user_id=payload.get("user_id"),

@@ -10,7 +10,7 @@ from memoweave_sqlite_vec.filters import translate
 
 from memoweave.filters import evaluate, parse_filter
 from memoweave.filters.ast import Comparison
-from memoweave.memory.items import utcnow
+from memoweave.memory.clock import utcnow
 from memoweave.memory.scope import Scope
 from memoweave.memory.search import read_filter
 from memoweave.plugins import load_registry

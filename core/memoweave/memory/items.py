@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memoweave.memory.payload import metadata_of
+from memoweave.retrieval.candidates import Candidate
 from memoweave.retrieval.profiles import MEMORY_KIND_KEY
 
 _OUTPUT_KEYS = (
@@ -34,4 +35,12 @@ def to_item(
     for key in _OUTPUT_KEYS:
         if payload.get(key) is not None:
             item[key] = payload[key]
+    return item
+
+
+def result_item(candidate: Candidate, *, explain: bool) -> dict[str, Any]:
+    """The mem0-shaped item of one ranked candidate, with ``explain`` when asked."""
+    item = to_item(candidate.id, candidate.payload, score=candidate.score)
+    if explain:
+        item["explain"] = candidate.explanation()
     return item

@@ -22,11 +22,11 @@ from memoweave.memory.actions import DeleteMemory, EditMemory, ExtractionRequest
 from memoweave.memory.add_context import extraction_context, stored_message
 from memoweave.memory.clock import utcnow
 from memoweave.memory.consistency import check_on_open, reset_all, reset_interrupted
-from memoweave.memory.items import to_item
+from memoweave.memory.items import result_item, to_item
 from memoweave.memory.messages import normalize_messages
 from memoweave.memory.metadata import validate_metadata
+from memoweave.memory.read_filter import scoped_read, visible_statuses
 from memoweave.memory.scope import Scope
-from memoweave.memory.search import result_item, scoped_read, visible_statuses
 from memoweave.memory.strategies import select_strategy
 from memoweave.memory.transaction import recover
 from memoweave.memory.validate import (

@@ -1,5 +1,5 @@
-"""Filters shared by search and get_all (scope, lifecycle status and expiry), and the
-items a search returns.
+"""The filter of every read (search and get_all): the caller's filter AND scope AND
+lifecycle status AND expiry.
 
 Callers write filters in the portable language (``memoweave.filters``); this module adds
 what memoweave always enforces: the caller's scope, the lifecycle status (superseded and
@@ -14,12 +14,10 @@ from typing import Any
 
 from memoweave.filters import And, Comparison, FilterNode, Not, Or, parse_filter
 from memoweave.memory.clock import utcnow
-from memoweave.memory.items import to_item
 from memoweave.memory.payload import STATUS_ACTIVE, STATUS_SUPERSEDED
 from memoweave.memory.scope import IDENTITY_KEYS, Scope
 from memoweave.memory.validate import check_bool, merge_scope_filters
 from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY
-from memoweave.retrieval.candidates import Candidate
 
 
 def visible_statuses(include_superseded: bool) -> tuple[str, ...]:
@@ -82,11 +80,3 @@ def scoped_read(
         now=utcnow(),
     )
     return scope, node
-
-
-def result_item(candidate: Candidate, *, explain: bool) -> dict[str, Any]:
-    """The mem0-shaped item of one ranked candidate, with ``explain`` when asked."""
-    item = to_item(candidate.id, candidate.payload, score=candidate.score)
-    if explain:
-        item["explain"] = candidate.explanation()
-    return item

@@ -44,7 +44,7 @@ from memoweave.providers.reranker import Reranker
 from memoweave.providers.vector_store import VectorStore
 from memoweave.retrieval.candidates import Candidate, Signal, collect, record
 from memoweave.retrieval.dense import cosine, dense_hits
-from memoweave.retrieval.entities import entity_scores
+from memoweave.retrieval.entity_signal import entity_scores
 from memoweave.retrieval.fusion import fuse_calibrated, fuse_rrf, signal_value
 from memoweave.retrieval.graph import GraphContext, graph_context, graph_hits, graph_relations
 from memoweave.retrieval.keyword import keyword_payloads, keyword_scores

@@ -15,13 +15,13 @@ from memoweave.memory.llm_json import generate_json
 from memoweave.memory.prompts import load_prompt
 from memoweave.memory.schemas import AdditiveAnswer, AdditiveGraphAnswer, ExtractedGraphMemory
 from memoweave.memory.strategies.llm_base import LLMStrategy
-from memoweave.memory.strategies.relations import GRAPH_PROMPT, relation_triples
-from memoweave.memory.strategies.render import (
+from memoweave.memory.strategies.prompt_text import (
     Numbered,
     observation_date,
     render_new,
     render_window,
 )
+from memoweave.memory.strategies.relations import GRAPH_PROMPT, relation_triples
 from memoweave.providers.llm import LLM
 from memoweave.runtime.steps import Steps
 

@@ -18,7 +18,7 @@ from memoweave.memory.llm_json import generate_json
 from memoweave.memory.prompts import load_prompt
 from memoweave.memory.schemas import ExtractedFacts, MemoryDecisions
 from memoweave.memory.strategies.llm_base import LLMStrategy
-from memoweave.memory.strategies.render import (
+from memoweave.memory.strategies.prompt_text import (
     Numbered,
     observation_date,
     render_new,

@@ -6,7 +6,7 @@ from memoweave.config.sections import ExtractionConfig
 from memoweave.memory.actions import ExtractionRequest
 from memoweave.memory.messages import NormalizedMessage
 from memoweave.memory.prompts import load_prompt
-from memoweave.memory.strategies.render import system_text
+from memoweave.memory.strategies.prompt_text import system_text
 from memoweave.memory.strategies.vision import describe_images
 from memoweave.providers.llm import LLM
 from memoweave.runtime.steps import Steps

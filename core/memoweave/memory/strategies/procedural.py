@@ -11,7 +11,7 @@ from memoweave.memory.actions import Action, AddMemory, ExtractionRequest
 from memoweave.memory.llm_json import generate_json
 from memoweave.memory.prompts import load_prompt
 from memoweave.memory.schemas import ProceduralSummary
-from memoweave.memory.strategies.render import render_new
+from memoweave.memory.strategies.prompt_text import render_new
 from memoweave.providers.llm import LLM
 from memoweave.runtime.steps import Steps
 

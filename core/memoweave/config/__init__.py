@@ -6,6 +6,6 @@ Errors are :class:`memoweave.errors.ConfigError` whose message reads
 
 from memoweave.config.base import ConfigModel
 from memoweave.config.models import MemoryConfig, ProviderSpec
-from memoweave.config.providers import validate_providers
+from memoweave.config.provider_check import validate_providers
 
 __all__ = ["ConfigModel", "MemoryConfig", "ProviderSpec", "validate_providers"]

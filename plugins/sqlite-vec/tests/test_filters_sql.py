@@ -11,8 +11,8 @@ from memoweave_sqlite_vec.filters import translate
 from memoweave.filters import evaluate, parse_filter
 from memoweave.filters.ast import Comparison
 from memoweave.memory.clock import utcnow
+from memoweave.memory.read_filter import read_filter
 from memoweave.memory.scope import Scope
-from memoweave.memory.search import read_filter
 from memoweave.plugins import load_registry
 from memoweave.providers.vector_store import VectorRecord
 from memoweave.testing.filter_cases import FILTER_CASES, kit_id, kit_vector

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from memoweave.errors import VectorStoreError
-from memoweave.index import entity_index, keyword_postings
+from memoweave.index import keyword_postings
 from memoweave.memory import Memory
 from memoweave.stores.memory import InMemoryVectorStore
 from memoweave.testing.doubles import HashingEmbedder
@@ -113,15 +113,19 @@ def test_writes_of_another_connection_are_seen(tmp_path: Path) -> None:
 
 
 def test_scopes_too_large_to_cache_score_the_same(
-    build_memory: BuildMemory, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    memory = build_memory()
+    history = str(tmp_path / "history.db")
+    store = SharedStore()
+    memory = Memory(
+        {"history_db_path": history}, embedder=HashingEmbedder(dims=64), vector_store=store
+    )
     add_texts(memory, [*TEXTS, "Lisbon trams are yellow", "Melanie and Caroline met in 2019"])
-    cached = signals(memory, "Caroline Lisbon 2019")
+    query = "Caroline Lisbon 2019"
+    cached = signals(memory, query)
+    memory.close()
     monkeypatch.setattr(keyword_postings, "CACHE_MAX_DOCS", 1)
-    monkeypatch.setattr(entity_index, "CACHE_MAX_DOCS", 1)
-    add_texts(memory, ["Bob likes tea"], user_id="bob")  # a write: the caches rebuild
-    uncached = signals(memory, "Caroline Lisbon 2019")
+    uncached = cold_signals(history, store, query)  # a new Memory: ranked inside SQLite
     assert uncached.keys() == cached.keys()
     for text, scores in cached.items():
         assert uncached[text] == pytest.approx(scores)

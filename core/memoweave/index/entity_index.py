@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from memoweave.index import keyword_postings
 from memoweave.index.contracts import Database, ScopeKeys
 from memoweave.index.entities import extract_entities
 from memoweave.index.keyword_index import KeywordDoc
-from memoweave.index.keyword_postings import (
-    CACHE_MAX_DOCS,
-    CACHE_TOTAL_DOCS,
-    Version,
-    data_version,
-)
+from memoweave.index.keyword_postings import CACHE_TOTAL_DOCS
+from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
+from memoweave.index.scope_cache import ScopeCache, Version, chunks, scope_id
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS entity_links (memory_id TEXT NOT NULL, entity TEXT NOT NULL, "
@@ -50,13 +47,50 @@ class EntityMatches:
         return min(1.0, sum(self.weight[e] for e in self.links.get(memory_id, ())))
 
 
-@dataclass(frozen=True)
-class _ScopeLinks:
-    """One scope's links by entity, tagged with the version they were read at."""
+@dataclass
+class ScopeLinks:
+    """One scope's memories with entities (``total``) and, for a scope small enough to
+    hold, its links by entity (``None`` otherwise); changed in place by this process's
+    writes (see :mod:`memoweave.index.scope_cache`)."""
 
     version: Version
     total: int
-    by_entity: dict[str, set[str]]
+    by_entity: dict[str, set[str]] | None
+
+    @property
+    def held(self) -> int:
+        """Memories whose links are held (0 for a count-only entry)."""
+        return self.total if self.by_entity is not None else 0
+
+    def add(self, memory_id: str, entities: Sequence[str]) -> None:
+        """Count a memory linked to ``entities`` (none: not counted)."""
+        if not entities:
+            return
+        self.total += 1
+        if self.by_entity is None:
+            return
+        if self.total > keyword_postings.CACHE_MAX_DOCS:
+            self.by_entity = None
+            return
+        for entity in entities:
+            self.by_entity.setdefault(entity, set()).add(memory_id)
+
+    def remove(self, memory_id: str, entities: Sequence[str]) -> None:
+        """Forget a memory counted with ``entities``."""
+        if not entities:
+            return
+        self.total -= 1
+        if self.by_entity is None:
+            return
+        for entity in entities:
+            linked = self.by_entity[entity]
+            linked.discard(memory_id)
+            if not linked:
+                del self.by_entity[entity]
+
+
+Links = dict[str, tuple[KeywordDoc, list[str]]]
+"""Memory id -> (the memory, its entities)."""
 
 
 class EntityIndex:
@@ -64,38 +98,64 @@ class EntityIndex:
 
     def __init__(self, history: Database) -> None:
         self._history = history
-        self._generation = 0
-        self._totals: dict[tuple[object, ...], tuple[Version, int]] = {}
-        self._links: OrderedDict[tuple[object, ...], _ScopeLinks] = OrderedDict()
+        self._cache: ScopeCache[ScopeLinks] = ScopeCache("entity", CACHE_TOTAL_DOCS)
         with history.transaction() as conn:
-            for statement in _SCHEMA:
+            for statement in (*SCOPE_CACHE_SCHEMA, *_SCHEMA):
                 conn.execute(statement)
 
     def upsert(self, conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:
         """Inside a transaction: link each doc to its entities, replacing older links."""
         docs = list(docs)
-        self.delete(conn, [d.memory_id for d in docs])
+        old = self._remove(conn, [d.memory_id for d in docs])
+        new = [(d, list(dict.fromkeys(extract_entities(d.text)))) for d in docs]
+        new = [(d, entities) for d, entities in new if entities]
         conn.executemany(
             "INSERT OR IGNORE INTO entity_links(memory_id, entity, user_id, agent_id, run_id, "
             "status) VALUES (?, ?, ?, ?, ?, ?)",
             [
                 (d.memory_id, entity, d.user_id, d.agent_id, d.run_id, d.status)
-                for d in docs
-                for entity in extract_entities(d.text)
+                for d, entities in new
+                for entity in entities
             ],
         )
+        self._cache.touch(conn, [*(d.scope for d, _ in old.values()), *(d.scope for d, _ in new)])
+        self._apply(old, new)
 
     def delete(self, conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
         """Inside a transaction: drop every link of ``memory_ids``."""
-        self._generation += 1
-        conn.executemany("DELETE FROM entity_links WHERE memory_id = ?", [(i,) for i in memory_ids])
+        old = self._remove(conn, memory_ids)
+        self._cache.touch(conn, [d.scope for d, _ in old.values()])
+        self._apply(old, [])
+
+    def _remove(self, conn: sqlite3.Connection, memory_ids: Sequence[str]) -> Links:
+        """Delete the links of ``memory_ids``; the memories that had some, with them."""
+        old: Links = {}
+        for chunk in chunks(list(dict.fromkeys(memory_ids))):
+            for memory_id, entity, user_id, agent_id, run_id, status in conn.execute(
+                "SELECT memory_id, entity, user_id, agent_id, run_id, status FROM entity_links "
+                f"WHERE {_in('memory_id', chunk)}",
+                chunk,
+            ):
+                doc = KeywordDoc(memory_id, "", user_id, agent_id, run_id, status)
+                old.setdefault(memory_id, (doc, []))[1].append(entity)
+        conn.executemany("DELETE FROM entity_links WHERE memory_id = ?", [(i,) for i in old])
+        return old
+
+    def _apply(self, removed: Links, added: list[tuple[KeywordDoc, list[str]]]) -> None:
+        """Apply a write's removed and added links to the current cached entries."""
+        for doc, entities in removed.values():
+            for entry in self._cache.holding(doc.scope, doc.status):
+                entry.remove(doc.memory_id, entities)
+        for doc, entities in added:
+            for entry in self._cache.holding(doc.scope, doc.status):
+                entry.add(doc.memory_id, entities)
 
     def delete_scope(self, conn: sqlite3.Connection, scope: ScopeKeys) -> None:
         """Inside a transaction: drop every link of ``scope``."""
-        self._generation += 1
         keys = scope.as_dict()
         clauses = " AND ".join(f"{k} = ?" for k in keys)
         conn.execute(f"DELETE FROM entity_links WHERE {clauses}", list(keys.values()))
+        self._cache.touch_all(conn)
 
     def entities_of(self, memory_id: str) -> list[str]:
         """The entities linked to one memory, sorted."""
@@ -119,14 +179,19 @@ class EntityIndex:
         where = " AND ".join([*(f"{k} = ?" for k in keys), _in("status", statuses)])
         base = [*keys.values(), *statuses]
         with self._history.snapshot() as conn:
-            links = self._scope_links(conn, where, base)
-            if links is not None:
+            links = self._cache.get(
+                conn,
+                scope_id(keys),
+                tuple(sorted(set(statuses))),
+                lambda version: self._build(conn, where, base, version),
+            )
+            total = links.total
+            if links.by_entity is not None:
                 found = {e: links.by_entity[e] for e in entities if e in links.by_entity}
                 df = {e: len(ids) for e, ids in found.items()}
-                total = links.total
                 rows = [(i, e) for i in memory_ids for e, ids in found.items() if i in ids]
             else:
-                df, total, rows = self._match_sql(conn, entities, memory_ids, where, base)
+                df, rows = self._match_sql(conn, entities, memory_ids, where, base)
         if not df:
             return EntityMatches({}, {})
         norm = math.log(1 + max(total, 1))
@@ -136,42 +201,35 @@ class EntityIndex:
             linked.setdefault(memory_id, []).append(entity)
         return EntityMatches(weight, {k: tuple(v) for k, v in linked.items()})
 
-    def _scope_links(
-        self, conn: sqlite3.Connection, where: str, params: Sequence[object]
-    ) -> _ScopeLinks | None:
-        """The scope's links by entity, cached until the next write (of this process or
-        another connection); ``None`` for a scope too large to cache."""
-        key = (where, *params)
-        version = (self._generation, data_version(conn))
-        cached = self._links.get(key)
-        if cached is not None and cached.version == version:
-            self._links.move_to_end(key)
-            return cached
-        self._links.pop(key, None)
-        total = self._total(conn, where, params)
-        if total > CACHE_MAX_DOCS:
-            return None
+    @staticmethod
+    def _build(
+        conn: sqlite3.Connection, where: str, params: Sequence[object], version: Version
+    ) -> ScopeLinks:
+        """The scope's entry read from the table (links only if small enough)."""
+        total = int(
+            conn.execute(
+                f"SELECT COUNT(DISTINCT memory_id) FROM entity_links WHERE {where}", params
+            ).fetchone()[0]
+        )
+        if total > keyword_postings.CACHE_MAX_DOCS:
+            return ScopeLinks(version, total, None)
         by_entity: dict[str, set[str]] = {}
         for memory_id, entity in conn.execute(
             f"SELECT memory_id, entity FROM entity_links WHERE {where}", params
         ):
             by_entity.setdefault(entity, set()).add(memory_id)
-        entry = _ScopeLinks(version, total, by_entity)
-        self._links[key] = entry
-        while sum(e.total for e in self._links.values()) > CACHE_TOTAL_DOCS:
-            self._links.popitem(last=False)
-        return entry
+        return ScopeLinks(version, total, by_entity)
 
+    @staticmethod
     def _match_sql(
-        self,
         conn: sqlite3.Connection,
         entities: Sequence[str],
         memory_ids: Sequence[str],
         where: str,
         base: Sequence[object],
-    ) -> tuple[dict[str, int], int, list[tuple[str, str]]]:
-        """(df of each entity found, memories with entities, (memory id, entity) links of
-        ``memory_ids``) read from the table, for scopes too large to cache."""
+    ) -> tuple[dict[str, int], list[tuple[str, str]]]:
+        """(df of each entity found, (memory id, entity) links of ``memory_ids``) read
+        from the table, for scopes too large to hold."""
         df = dict(
             conn.execute(
                 f"SELECT entity, COUNT(*) FROM entity_links WHERE {_in('entity', entities)} "
@@ -180,36 +238,19 @@ class EntityIndex:
             ).fetchall()
         )
         if not df:
-            return {}, 0, []
-        total = self._total(conn, where, base)
+            return {}, []
         rows = conn.execute(
             f"SELECT memory_id, entity FROM entity_links WHERE {_in('memory_id', memory_ids)} "
             f"AND {_in('entity', list(df))}",
             [*memory_ids, *df],
         ).fetchall()
-        return df, total, rows
-
-    def _total(self, conn: sqlite3.Connection, where: str, params: Sequence[object]) -> int:
-        """Memories with entities matching ``where``, cached until the next write (a write
-        that rolls back only costs a recount)."""
-        key = (where, *params)
-        cached = self._totals.get(key)
-        version = (self._generation, data_version(conn))
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        total = conn.execute(
-            f"SELECT COUNT(DISTINCT memory_id) FROM entity_links WHERE {where}", params
-        ).fetchone()[0]
-        if len(self._totals) > 1024:
-            self._totals.clear()
-        self._totals[key] = (version, int(total))
-        return int(total)
+        return df, rows
 
     def reset(self) -> None:
         """Remove every link."""
-        self._generation += 1
         with self._history.transaction() as conn:
             conn.execute("DELETE FROM entity_links")
+            self._cache.touch_all(conn)
 
 
 def _in(column: str, values: Sequence[object]) -> str:

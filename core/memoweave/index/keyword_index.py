@@ -5,9 +5,10 @@ Two tables: ``keyword_fts`` (FTS5) finds the memories that contain a query token
 document count and average length. Scores are Okapi BM25 (k1 = 1.2, b = 0.75) computed
 with the statistics of the searched scope only, so one user's memories never change the
 ranking of another's (FTS5's own ``bm25()`` would use the whole table). A searched
-scope's postings are kept in memory (:mod:`memoweave.index.keyword_postings`) until the
-next write (of this process, or of another connection to the file); scopes too large for
-that are scored from their FTS5 matches.
+scope's statistics and postings are kept in memory (:mod:`memoweave.index.keyword_postings`):
+this process's writes change them in place, a write of another connection to the scope
+makes the next search re-read them (:mod:`memoweave.index.scope_cache`). Scopes too
+large to hold are ranked from their FTS5 matches inside SQLite, top ``limit`` only.
 
 Rows are written inside the history's commit transaction (an ``on_commit`` hook of the
 write plan), so the index and the history always agree; the vector store agrees through
@@ -19,18 +20,23 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from memoweave.index import keyword_postings
 from memoweave.index.contracts import Database, ScopeKeys
 from memoweave.index.keyword_postings import (
+    CACHE_TOTAL_DOCS,
     K1,
     B,
-    PostingsCache,
+    ScopeDocs,
     bm25_ceiling,
     bm25_idf,
-    data_version,
+    bm25_tf,
 )
+from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
+from memoweave.index.scope_cache import ScopeCache, ScopeId, Version, chunks, scope_id
 from memoweave.index.tokenize import tokenize
 
 _SCHEMA = (
@@ -56,19 +62,22 @@ MAX_QUERY_TOKENS = 64
 
 @dataclass(frozen=True)
 class KeywordScores:
-    """BM25 of every memory of a scope that shares a token with a query.
+    """The memories of a scope that best match a query by BM25.
 
-    ``scores`` maps memory ids to their BM25 score (> 0); ``ceiling`` is the score a memory
-    matching every query token at saturation would get (:func:`.keyword_postings.bm25_ceiling`),
-    so ``score / ceiling`` is in [0, 1] and comparable across queries and pools.
+    ``hits``: the best (memory id, score > 0), best first (ties by id), at most the limit
+    asked; ``ceiling``: the score a memory matching every query token at saturation would
+    get (:func:`.keyword_postings.bm25_ceiling`), so ``score / ceiling`` is in [0, 1] and
+    comparable across queries and pools; ``score_of`` gives the BM25 (> 0) of any memory
+    ids of the scope, ranked or not (those with no query token left out).
     """
 
-    scores: dict[str, float]
+    hits: list[tuple[str, float]]
     ceiling: float
+    score_of: Callable[[Sequence[str]], dict[str, float]]
 
-    def top(self, k: int) -> list[tuple[str, float]]:
-        """The ``k`` best (id, score), best first (ties by id)."""
-        return heapq.nsmallest(k, self.scores.items(), key=lambda pair: (-pair[1], pair[0]))
+
+def _no_scores(memory_ids: Sequence[str]) -> dict[str, float]:
+    return {}
 
 
 @dataclass(frozen=True)
@@ -82,24 +91,28 @@ class KeywordDoc:
     run_id: str | None
     status: str
 
+    @property
+    def scope(self) -> ScopeId:
+        """The memory's (user_id, agent_id, run_id)."""
+        return (self.user_id, self.agent_id, self.run_id)
+
 
 class KeywordIndex:
     """BM25 keyword search over memory texts, scoped like the vector store."""
 
     def __init__(self, history: Database) -> None:
         self._history = history
-        self._generation = 0
-        self._stats: dict[tuple[object, ...], tuple[tuple[int, int], int, float]] = {}
-        self._postings = PostingsCache(self._scope_stats)
+        self._cache: ScopeCache[ScopeDocs] = ScopeCache("keyword", CACHE_TOTAL_DOCS)
         with history.transaction() as conn:
-            for statement in _SCHEMA:
+            for statement in (*SCOPE_CACHE_SCHEMA, *_SCHEMA):
                 conn.execute(statement)
-            _link_rowids(conn)
+            if _link_rowids(conn):
+                self._cache.touch_all(conn)
 
     def upsert(self, conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:
         """Inside a transaction: index ``docs``, replacing earlier rows of the same ids."""
         docs = list(docs)
-        self.delete(conn, [d.memory_id for d in docs])
+        old = self._remove(conn, [d.memory_id for d in docs])
         rows = [(d, tokenize(d.text)) for d in docs]
         conn.executemany(
             "INSERT INTO keyword_docs(memory_id, user_id, agent_id, run_id, status, length) "
@@ -114,23 +127,54 @@ class KeywordIndex:
                 for d, t in rows
             ],
         )
+        self._cache.touch(conn, [*(o.scope for o, _ in old), *(d.scope for d in docs)])
+        self._apply(old, rows)
 
     def delete(self, conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
         """Inside a transaction: remove ``memory_ids`` from the index."""
-        self._generation += 1
+        old = self._remove(conn, memory_ids)
+        self._cache.touch(conn, [o.scope for o, _ in old])
+        self._apply(old, [])
+
+    def _remove(
+        self, conn: sqlite3.Connection, memory_ids: Sequence[str]
+    ) -> list[tuple[KeywordDoc, list[str]]]:
+        """Delete the rows of ``memory_ids``; the removed memories and their tokens."""
+        old = []
+        for chunk in chunks(list(dict.fromkeys(memory_ids))):
+            old += conn.execute(
+                "SELECT memory_id, user_id, agent_id, run_id, status, "
+                "(SELECT tokens FROM keyword_fts WHERE rowid = d.rowid) FROM keyword_docs AS d "
+                f"WHERE memory_id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ).fetchall()
         ids = [(i,) for i in memory_ids]
         conn.executemany(
             f"DELETE FROM keyword_fts WHERE rowid IN ({_FTS_ROWIDS}memory_id = ?)", ids
         )
         conn.executemany("DELETE FROM keyword_docs WHERE memory_id = ?", ids)
+        return [(KeywordDoc(r[0], "", r[1], r[2], r[3], r[4]), (r[5] or "").split()) for r in old]
+
+    def _apply(
+        self,
+        removed: list[tuple[KeywordDoc, list[str]]],
+        added: list[tuple[KeywordDoc, list[str]]],
+    ) -> None:
+        """Apply a write's removed and added documents to the current cached entries."""
+        for doc, tokens in removed:
+            for entry in self._cache.holding(doc.scope, doc.status):
+                entry.remove(doc.memory_id, tokens)
+        for doc, tokens in added:
+            for entry in self._cache.holding(doc.scope, doc.status):
+                entry.add(doc.memory_id, tokens)
 
     def delete_scope(self, conn: sqlite3.Connection, scope: ScopeKeys) -> None:
         """Inside a transaction: remove every row of ``scope``."""
-        self._generation += 1
         clauses = " AND ".join(f"{k} = ?" for k in scope.as_dict())
         params = list(scope.as_dict().values())
         conn.execute(f"DELETE FROM keyword_fts WHERE rowid IN ({_FTS_ROWIDS}{clauses})", params)
         conn.execute(f"DELETE FROM keyword_docs WHERE {clauses}", params)
+        self._cache.touch_all(conn)
 
     def indexed_ids(self) -> set[str]:
         """Every memory id the index holds (for ``memoweave doctor``)."""
@@ -139,10 +183,10 @@ class KeywordIndex:
 
     def reset(self) -> None:
         """Remove every row."""
-        self._generation += 1
         with self._history.transaction() as conn:
             conn.execute("DELETE FROM keyword_fts")
             conn.execute("DELETE FROM keyword_docs")
+            self._cache.touch_all(conn)
 
     def search(
         self, text: str, scope: ScopeKeys, *, top_k: int, statuses: Sequence[str]
@@ -150,36 +194,66 @@ class KeywordIndex:
         """Memory ids of ``scope`` ranked by BM25 for ``text`` (score > 0, higher is better)."""
         if top_k <= 0:
             return []
-        return self.scores(text, scope, statuses=statuses).top(top_k)
+        return self.scores(text, scope, statuses=statuses, limit=top_k).hits
 
-    def scores(self, text: str, scope: ScopeKeys, *, statuses: Sequence[str]) -> KeywordScores:
-        """BM25 of every memory of ``scope`` with one of ``text``'s tokens, and the query's
-        ceiling (see :class:`KeywordScores`)."""
+    def scores(
+        self, text: str, scope: ScopeKeys, *, statuses: Sequence[str], limit: int
+    ) -> KeywordScores:
+        """The ``limit`` memories of ``scope`` with the best BM25 for ``text``, the query's
+        ceiling and the scorer of other ids (see :class:`KeywordScores`)."""
         tokens = list(dict.fromkeys(tokenize(text)))[:MAX_QUERY_TOKENS]
-        if not tokens or not statuses:
-            return KeywordScores({}, 0.0)
+        if not tokens or not statuses or limit <= 0:
+            return KeywordScores([], 0.0, _no_scores)
         keys = scope.as_dict()
         where = " AND ".join(
             [*(f"{k} = ?" for k in keys), f"status IN ({', '.join('?' * len(statuses))})"]
         )
         params: list[object] = [*keys.values(), *statuses]
         with self._history.snapshot() as conn:
-            postings = self._postings.get(conn, where, params, self._generation)
-            if postings is not None:
-                scored = postings.score(tokens)
-                ceiling = bm25_ceiling(postings.docs, postings.matching(tokens))
-            else:
-                scored, ceiling = self._score_matches(conn, tokens, where, params)
-        return KeywordScores({i: s for i, s in scored if s > 0}, ceiling)
+            entry = self._cache.get(
+                conn,
+                scope_id(keys),
+                tuple(sorted(set(statuses))),
+                lambda version: self._build(conn, where, params, version),
+            )
+            if entry.postings is None:
+                return self._score_matches(conn, tokens, where, params, entry, limit)
+            scored = entry.score(tokens)
+            ceiling = bm25_ceiling(entry.docs, entry.matching(tokens))
+        scored = {i: s for i, s in scored.items() if s > 0}
+        hits = heapq.nsmallest(limit, scored.items(), key=lambda pair: (-pair[1], pair[0]))
+        return KeywordScores(hits, ceiling, lambda ids: {i: scored[i] for i in ids if i in scored})
+
+    @staticmethod
+    def _build(
+        conn: sqlite3.Connection, where: str, params: list[object], version: Version
+    ) -> ScopeDocs:
+        """The scope's entry read from the tables (postings only if small enough)."""
+        count, total = conn.execute(
+            f"SELECT COUNT(*), COALESCE(SUM(length), 0) FROM keyword_docs WHERE {where}", params
+        ).fetchone()
+        rows = None
+        if count <= keyword_postings.CACHE_MAX_DOCS:
+            rows = conn.execute(  # through keyword_docs' scope index, never a scan of the FTS
+                "SELECT memory_id, tokens FROM keyword_fts "
+                f"WHERE rowid IN (SELECT rowid FROM keyword_docs WHERE {where})",
+                params,
+            )
+        return ScopeDocs.build(version, int(count), int(total), rows)
 
     def _score_matches(
-        self, conn: sqlite3.Connection, tokens: list[str], where: str, params: list[object]
-    ) -> tuple[list[tuple[str, float]], float]:
-        """BM25 of the scope's memories holding one of ``tokens`` and the query's ceiling
-        (the path of scopes too large to cache), computed inside SQLite: FTS5's token
-        instances (``keyword_vocab``) joined to the scope's ``keyword_docs`` rows, so the
-        work is that of the matches, in C, and Python only receives (memory id, score)
-        pairs."""
+        self,
+        conn: sqlite3.Connection,
+        tokens: list[str],
+        where: str,
+        params: list[object],
+        entry: ScopeDocs,
+        limit: int,
+    ) -> KeywordScores:
+        """The best ``limit`` of the scope's memories holding one of ``tokens`` (the path
+        of scopes too large to hold), ranked inside SQLite: FTS5's token instances
+        (``keyword_vocab``) joined to the scope's ``keyword_docs`` rows, so the work is
+        that of the matches, in C, and Python only receives the top ``limit``."""
         marks = ", ".join("?" * len(tokens))
         matches = (  # (memory id, token, term frequency, length) of each matching memory
             "SELECT d.memory_id AS memory_id, v.term AS term, COUNT(*) AS tf, "
@@ -188,45 +262,69 @@ class KeywordIndex:
         )
         found = [*tokens, *params]
         df = conn.execute(f"SELECT term, COUNT(*) FROM ({matches}) GROUP BY term", found)
-        docs, avg_length = self._scope_stats(conn, where, params)
+        docs, avg_length = entry.docs, entry.avg_length
         matching = dict(df.fetchall())
         ceiling = bm25_ceiling(docs, [matching.get(t, 0) for t in tokens])
-        idf = {term: bm25_idf(docs, n) for term, n in matching.items()}
+        idf = {t: bm25_idf(docs, matching[t]) for t in tokens if t in matching}
         if not idf:
-            return [], ceiling
+            return KeywordScores([], ceiling, _no_scores)
         weight = "CASE term " + " ".join("WHEN ? THEN ?" for _ in idf) + " END"
         tf = f"tf * {K1 + 1} / (tf + {K1} * ({1 - B} + {B} * length / ?))"  # bm25_tf
         rows = conn.execute(
-            f"SELECT memory_id, SUM(({weight}) * {tf}) FROM ({matches}) GROUP BY memory_id",
-            [*(x for pair in idf.items() for x in pair), avg_length, *found],
+            f"SELECT memory_id, SUM(({weight}) * {tf}) AS score FROM ({matches}) "
+            "GROUP BY memory_id HAVING score > 0 ORDER BY score DESC, memory_id LIMIT ?",
+            [*(x for pair in idf.items() for x in pair), avg_length, *found, limit],
         ).fetchall()
-        return [(memory_id, float(score)) for memory_id, score in rows], ceiling
+        hits = [(memory_id, float(score)) for memory_id, score in rows]
+        ranked = dict(hits)
 
-    def _scope_stats(
-        self, conn: sqlite3.Connection, where: str, params: list[object]
-    ) -> tuple[int, float]:
-        """(documents, average length) of the scope, cached until the next write."""
-        key = (where, *params)
-        cached = self._stats.get(key)
-        version = (self._generation, data_version(conn))
-        if cached is not None and cached[0] == version:
-            return cached[1], cached[2]
-        count, total = conn.execute(
-            f"SELECT COUNT(*), COALESCE(SUM(length), 0) FROM keyword_docs WHERE {where}", params
-        ).fetchone()
-        average = max(1.0, total / count) if count else 1.0
-        if len(self._stats) > 1024:
-            self._stats.clear()
-        self._stats[key] = (version, int(count), average)
-        return int(count), average
+        def score_of(memory_ids: Sequence[str]) -> dict[str, float]:
+            rest = [i for i in dict.fromkeys(memory_ids) if i not in ranked]
+            scores = {i: ranked[i] for i in memory_ids if i in ranked}
+            if rest:
+                scores.update(self._score_docs(rest, where, params, idf, avg_length))
+            return scores
+
+        return KeywordScores(hits, ceiling, score_of)
+
+    def _score_docs(
+        self,
+        memory_ids: list[str],
+        where: str,
+        params: list[object],
+        idf: dict[str, float],
+        avg_length: float,
+    ) -> dict[str, float]:
+        """BM25 of a few memories of the scope, from their stored tokens, with the IDF and
+        average length of the query they were not ranked for."""
+        scores: dict[str, float] = {}
+        with self._history.snapshot() as conn:
+            for chunk in chunks(memory_ids):
+                rows = conn.execute(
+                    "SELECT memory_id, length, (SELECT tokens FROM keyword_fts "
+                    "WHERE rowid = d.rowid) FROM keyword_docs AS d WHERE "
+                    f"memory_id IN ({', '.join('?' * len(chunk))}) AND {where}",
+                    [*chunk, *params],
+                ).fetchall()
+                for memory_id, length, text_tokens in rows:
+                    counts = Counter((text_tokens or "").split())
+                    score = sum(
+                        weight * bm25_tf(counts[t], length, avg_length)
+                        for t, weight in idf.items()
+                        if counts[t]
+                    )
+                    if score > 0:
+                        scores[memory_id] = score
+        return scores
 
 
-def _link_rowids(conn: sqlite3.Connection) -> None:
+def _link_rowids(conn: sqlite3.Connection) -> bool:
     """Inside the schema transaction: bring the tables to :data:`LAYOUT_VERSION` (one
-    pass over an index written by an older memoweave; nothing is dropped)."""
+    pass over an index written by an older memoweave; nothing is dropped); whether rows
+    changed."""
     row = conn.execute("SELECT version FROM index_meta WHERE name = 'keyword'").fetchone()
     if row is not None and row[0] >= LAYOUT_VERSION:
-        return
+        return False
     if conn.execute("SELECT 1 FROM keyword_fts LIMIT 1").fetchone() is not None:
         columns = "memory_id, user_id, agent_id, run_id, status, tokens"
         conn.execute(f"CREATE TEMP TABLE keyword_fts_v1 AS SELECT {columns} FROM keyword_fts")
@@ -240,3 +338,4 @@ def _link_rowids(conn: sqlite3.Connection) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO index_meta(name, version) VALUES ('keyword', ?)", (LAYOUT_VERSION,)
     )
+    return True

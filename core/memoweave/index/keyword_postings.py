@@ -1,12 +1,12 @@
-"""Per-scope BM25 postings kept in memory, so a search does not re-read the matching texts.
+"""Per-scope BM25 inputs kept in memory, so a search does not re-read the matching texts.
 
-:class:`PostingsCache` holds, for recently searched scopes, every token's postings
-(memory id and the BM25 term-frequency factor, document length already folded in) and
-the scope's IDF inputs. A cached entry is tagged with a version: the keyword index's write
-generation, bumped by every index write inside the history's commit transaction, and
-SQLite's ``PRAGMA data_version``, which changes when another connection commits to the
-database file. A search whose version differs rebuilds the entry, so the cache never
-serves a state older than the last commit.
+A :class:`ScopeDocs` is one scope's document count and total length and, for scopes of
+at most :data:`CACHE_MAX_DOCS` documents, every token's postings as raw counts (memory id
+-> frequency) beside each document's length. BM25's term-frequency factor is computed at
+query time from those counts and the current average length, so adding or removing a
+document changes only its own postings (O(its text)) and scores stay exactly those of a
+rebuild. Entries live in a :class:`memoweave.index.scope_cache.ScopeCache`, which says
+when one is current.
 
 Okapi BM25 with k1 = 1.2, b = 0.75: ``idf(t) = log(1 + (N - n + 0.5) / (n + 0.5))`` and
 ``tf(f, len) = f (k1 + 1) / (f + k1 (1 - b + b len / avg_len))``.
@@ -15,10 +15,11 @@ Okapi BM25 with k1 = 1.2, b = 0.75: ``idf(t) = log(1 + (N - n + 0.5) / (n + 0.5)
 from __future__ import annotations
 
 import math
-import sqlite3
-from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from memoweave.index.scope_cache import Version
 
 K1, B = 1.2, 0.75
 CACHE_MAX_DOCS = 20_000
@@ -26,18 +27,20 @@ CACHE_MAX_DOCS = 20_000
 CACHE_TOTAL_DOCS = 200_000
 """Documents held over all cached scopes, at most (least recently searched dropped first)."""
 
-Version = tuple[int, int]
-ScopeStats = Callable[[sqlite3.Connection, str, list[object]], tuple[int, float]]
-
 
 def bm25_idf(docs: int, matching: int) -> float:
     """BM25's IDF of a token found in ``matching`` of ``docs`` documents."""
     return math.log(1 + (docs - matching + 0.5) / (matching + 0.5))
 
 
+def length_norm(length: int, avg_length: float) -> float:
+    """BM25's document-length term ``k1 (1 - b + b len / avg_len)``."""
+    return K1 * (1 - B + B * length / avg_length)
+
+
 def bm25_tf(frequency: int, length: int, avg_length: float) -> float:
     """BM25's term-frequency factor of a token seen ``frequency`` times in a document."""
-    return frequency * (K1 + 1) / (frequency + K1 * (1 - B + B * length / avg_length))
+    return frequency * (K1 + 1) / (frequency + length_norm(length, avg_length))
 
 
 def bm25_ceiling(docs: int, matching: list[int]) -> float:
@@ -48,88 +51,97 @@ def bm25_ceiling(docs: int, matching: list[int]) -> float:
     return sum(bm25_idf(docs, n) for n in matching) * (K1 + 1)
 
 
-def data_version(conn: sqlite3.Connection) -> int:
-    """SQLite's ``data_version``: changes when another connection commits to the file."""
-    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+def average_length(docs: int, total_length: int) -> float:
+    """The average document length BM25 uses (at least 1)."""
+    return max(1.0, total_length / docs) if docs else 1.0
 
 
-@dataclass(frozen=True)
-class ScopePostings:
-    """One scope's documents as BM25 reads them (see the module docstring)."""
+@dataclass
+class ScopeDocs:
+    """One scope's documents as BM25 reads them (see the module docstring);
+    ``postings`` and ``lengths`` are ``None`` for a scope too large to hold."""
 
     version: Version
     docs: int
-    postings: dict[str, tuple[list[str], list[float]]]
+    total_length: int
+    postings: dict[str, dict[str, int]] | None
+    lengths: dict[str, int] | None
+
+    @classmethod
+    def build(
+        cls, version: Version, docs: int, total_length: int, rows: Iterable[tuple[str, str]] | None
+    ) -> ScopeDocs:
+        """An entry from the scope's statistics and, unless ``None``, its (memory id,
+        space-joined tokens) rows."""
+        if rows is None:
+            return cls(version, docs, total_length, None, None)
+        entry = cls(version, 0, 0, {}, {})
+        for memory_id, tokens in rows:
+            entry.add(memory_id, tokens.split())
+        return entry
+
+    @property
+    def held(self) -> int:
+        """Documents whose postings are held (0 for a statistics-only entry)."""
+        return self.docs if self.postings is not None else 0
+
+    @property
+    def avg_length(self) -> float:
+        """The scope's average document length."""
+        return average_length(self.docs, self.total_length)
+
+    def add(self, memory_id: str, tokens: list[str]) -> None:
+        """Count a new document with these tokens (postings dropped past the cap)."""
+        self.docs += 1
+        self.total_length += len(tokens)
+        if self.postings is None or self.lengths is None:
+            return
+        if self.docs > CACHE_MAX_DOCS:
+            self.postings = self.lengths = None
+            return
+        self.lengths[memory_id] = len(tokens)
+        for token, frequency in Counter(tokens).items():
+            found = self.postings.get(token)
+            if found is None:
+                self.postings[token] = {memory_id: frequency}
+            else:
+                found[memory_id] = frequency
+
+    def remove(self, memory_id: str, tokens: list[str]) -> None:
+        """Forget a document counted with these tokens."""
+        self.docs -= 1
+        self.total_length -= len(tokens)
+        if self.postings is None or self.lengths is None:
+            return
+        del self.lengths[memory_id]
+        for token in set(tokens):
+            found = self.postings[token]
+            del found[memory_id]
+            if not found:
+                del self.postings[token]
 
     def matching(self, tokens: list[str]) -> list[int]:
         """How many documents contain each of ``tokens``."""
-        return [len(self.postings[t][0]) if t in self.postings else 0 for t in tokens]
+        assert self.postings is not None
+        return [len(self.postings.get(t, ())) for t in tokens]
 
-    def score(self, tokens: list[str]) -> list[tuple[str, float]]:
-        """(memory id, BM25 score) of every document containing one of ``tokens``."""
+    def score(self, tokens: list[str]) -> dict[str, float]:
+        """BM25 score of every document containing one of ``tokens``."""
+        assert self.postings is not None and self.lengths is not None
+        avg, lengths = self.avg_length, self.lengths
+        norms: dict[int, float] = {}
         scores: dict[str, float] = {}
         get = scores.get
         for token in tokens:
             found = self.postings.get(token)
             if found is None:
                 continue
-            ids, factors = found
-            idf = bm25_idf(self.docs, len(ids))
-            for memory_id, factor in zip(ids, factors, strict=True):
-                scores[memory_id] = get(memory_id, 0.0) + idf * factor
-        return list(scores.items())
-
-
-class PostingsCache:
-    """Recently searched scopes' postings, rebuilt when their version changes."""
-
-    def __init__(self, scope_stats: ScopeStats) -> None:
-        self._scope_stats = scope_stats
-        self._entries: OrderedDict[tuple[object, ...], ScopePostings] = OrderedDict()
-
-    def get(
-        self, conn: sqlite3.Connection, where: str, params: list[object], generation: int
-    ) -> ScopePostings | None:
-        """The postings of the documents matching ``where`` (current as of the last
-        commit), or ``None`` when the scope is too large to cache."""
-        key = (where, *params)
-        version = (generation, data_version(conn))
-        entry = self._entries.get(key)
-        if entry is not None and entry.version == version:
-            self._entries.move_to_end(key)
-            return entry
-        self._entries.pop(key, None)
-        docs, avg_length = self._scope_stats(conn, where, params)
-        if docs > CACHE_MAX_DOCS:
-            return None
-        entry = self._build(conn, where, params, version, avg_length)
-        self._entries[key] = entry
-        while sum(e.docs for e in self._entries.values()) > CACHE_TOTAL_DOCS:
-            self._entries.popitem(last=False)
-        return entry
-
-    @staticmethod
-    def _build(
-        conn: sqlite3.Connection,
-        where: str,
-        params: list[object],
-        version: Version,
-        avg_length: float,
-    ) -> ScopePostings:
-        rows = conn.execute(  # through keyword_docs' scope index, never a scan of the FTS
-            "SELECT memory_id, tokens FROM keyword_fts "
-            f"WHERE rowid IN (SELECT rowid FROM keyword_docs WHERE {where})",
-            params,
-        )
-        postings: dict[str, tuple[list[str], list[float]]] = {}
-        docs = 0
-        for memory_id, text_tokens in rows:
-            docs += 1
-            words = text_tokens.split()
-            for token, frequency in Counter(words).items():
-                entry = postings.get(token)
-                if entry is None:
-                    entry = postings[token] = ([], [])
-                entry[0].append(memory_id)
-                entry[1].append(bm25_tf(frequency, len(words), avg_length))
-        return ScopePostings(version, docs, postings)
+            idf = bm25_idf(self.docs, len(found))
+            for memory_id, frequency in found.items():
+                length = lengths[memory_id]
+                norm = norms.get(length)
+                if norm is None:
+                    norm = norms[length] = length_norm(length, avg)
+                tf = frequency * (K1 + 1) / (frequency + norm)  # bm25_tf, inlined
+                scores[memory_id] = get(memory_id, 0.0) + idf * tf
+        return scores

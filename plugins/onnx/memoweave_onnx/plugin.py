@@ -1,10 +1,11 @@
-"""Hook implementation: registers the ``onnx`` embedder (imports nothing heavy)."""
+"""Hook implementation: registers the ``onnx`` embedder and reranker (imports nothing heavy)."""
 
 from __future__ import annotations
 
 from memoweave.hookspecs import Register, hookimpl
 from memoweave.providers.embedder import Embedder
-from memoweave_onnx.config import OnnxEmbedderConfig
+from memoweave.providers.reranker import Reranker
+from memoweave_onnx.config import OnnxCrossEncoderConfig, OnnxEmbedderConfig
 
 MEMOWEAVE_PLUGIN_API = 1
 """The memoweave plugin API this plugin is built for (checked by the plugin host)."""
@@ -16,6 +17,12 @@ def _make_embedder(config: OnnxEmbedderConfig) -> Embedder:
     return OnnxEmbedder(config)
 
 
+def _make_reranker(config: OnnxCrossEncoderConfig) -> Reranker:
+    from memoweave_onnx.cross_encoder import OnnxCrossEncoder
+
+    return OnnxCrossEncoder(config)
+
+
 @hookimpl
 def register_embedders(register: Register) -> None:
     register(
@@ -23,4 +30,15 @@ def register_embedders(register: Register) -> None:
         _make_embedder,
         config_model=OnnxEmbedderConfig,
         description="all-MiniLM-L6-v2 int8 on onnxruntime (no PyTorch), offline; fast default.",
+    )
+
+
+@hookimpl
+def register_rerankers(register: Register) -> None:
+    register(
+        "onnx",
+        _make_reranker,
+        config_model=OnnxCrossEncoderConfig,
+        description="ms-marco-MiniLM-L-12-v2 int8 cross-encoder on onnxruntime (no PyTorch), "
+        "offline; scores are probabilities.",
     )

@@ -1,0 +1,82 @@
+"""The ``onnx`` reranker: a cross-encoder on onnxruntime, no PyTorch.
+
+Each (query, memory) pair is tokenized as one sequence (``[CLS] query [SEP] memory
+[SEP]``, truncated to ``max_length`` tokens), pairs are sorted by length and run in
+batches, and the model's single relevance logit becomes the score (``sigmoid`` by
+default, so a score is the model's probability that the memory answers the query and
+means the same across queries). Results are sorted by score, ties keep input order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from memoweave.errors import MemoweaveError, RerankerError
+from memoweave.providers.checks import check_query, check_texts, check_top_k
+from memoweave.providers.reranker import RankedDocument, Reranker
+from memoweave_onnx._resources import cross_encoder_dir
+from memoweave_onnx.config import OnnxCrossEncoderConfig
+from memoweave_onnx.runtime import batch_feed, import_runtime, load_session, load_tokenizer
+
+
+class OnnxCrossEncoder(Reranker):
+    """Reranks with a single-label ONNX cross-encoder loaded at construction."""
+
+    def __init__(self, config: OnnxCrossEncoderConfig | None = None) -> None:
+        self.config = config or OnnxCrossEncoderConfig()
+        self.model_path, tokenizer_path = cross_encoder_dir(self.config.model_dir)
+        self._np, ort, tokenizers = import_runtime(RerankerError)
+        self._tokenizer = load_tokenizer(
+            tokenizers, tokenizer_path, self.config.max_length, RerankerError
+        )
+        self._session: Any = load_session(
+            ort, self.model_path, self.config.intra_op_threads, RerankerError
+        )
+        self._input_names = {item.name for item in self._session.get_inputs()}
+        labels = self._session.get_outputs()[0].shape[-1]
+        if "input_ids" not in self._input_names or labels not in (1, "1"):
+            raise RerankerError(
+                f"ONNX model {self.model_path} is not a single-label cross-encoder "
+                f"(inputs {sorted(self._input_names)}, {labels} outputs)",
+                hint="Use a relevance cross-encoder export with one output logit.",
+                details={"reason": "bad_model", "path": str(self.model_path)},
+            )
+
+    def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[RankedDocument]:
+        check_query(query)
+        docs = check_texts(documents, what="documents")
+        check_top_k(top_k)
+        if not docs:
+            return []
+        if self._session is None:
+            raise RerankerError("the reranker is closed", hint="Create a new one after close().")
+        try:
+            scores = self._scores(query, docs)
+        except MemoweaveError:
+            raise
+        except Exception as exc:
+            raise RerankerError(
+                f"onnxruntime failed to score {len(docs)} documents: {exc}",
+                details={"model": str(self.model_path)},
+            ) from exc
+        order = sorted(range(len(docs)), key=lambda i: (-scores[i], i))
+        return [RankedDocument(index=i, text=docs[i], score=scores[i]) for i in order[:top_k]]
+
+    def _scores(self, query: str, docs: list[str]) -> list[float]:
+        np = self._np
+        encodings = self._tokenizer.encode_batch([(query, doc) for doc in docs])
+        order = sorted(range(len(docs)), key=lambda i: len(encodings[i].ids))
+        logits = np.empty(len(docs), dtype=np.float64)
+        size = self.config.batch_size
+        for start in range(0, len(order), size):
+            chunk = order[start : start + size]
+            feed = batch_feed(np, [encodings[i] for i in chunk], self._input_names)
+            logits[chunk] = self._session.run(None, feed)[0].reshape(-1)
+        if self.config.activation == "sigmoid":
+            logits = 1.0 / (1.0 + np.exp(-logits))
+        return [float(s) for s in logits]
+
+    def close(self) -> None:
+        """Release the session; later ``rerank`` calls raise ``RerankerError``."""
+        self._session = None

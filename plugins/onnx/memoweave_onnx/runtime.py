@@ -1,0 +1,78 @@
+"""What the embedder and the cross-encoder share: importing the runtime, opening an
+onnxruntime session, reading a tokenizer and padding a batch of encodings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memoweave.errors import MemoweaveError
+
+
+def import_runtime(error: type[MemoweaveError]) -> tuple[Any, Any, Any]:
+    """Import numpy, onnxruntime and tokenizers, or raise ``error``."""
+    try:
+        import numpy
+        import onnxruntime
+        import tokenizers
+    except ImportError as exc:
+        raise error(
+            f"the onnx plugin's runtime is missing: {exc}",
+            hint="pip install memoweave-onnx (onnxruntime, tokenizers, numpy).",
+            details={"reason": "missing_dependency"},
+        ) from exc
+    return numpy, onnxruntime, tokenizers
+
+
+def load_tokenizer(
+    tokenizers: Any, path: Path, max_length: int, error: type[MemoweaveError]
+) -> Any:
+    """A fast tokenizer from ``path``, unpadded, truncating to ``max_length`` tokens."""
+    try:
+        tokenizer = tokenizers.Tokenizer.from_file(str(path))
+    except Exception as exc:
+        raise error(
+            f"could not read tokenizer {path}: {exc}",
+            hint="Point the config at a Hugging Face tokenizer.json.",
+            details={"reason": "bad_tokenizer", "path": str(path)},
+        ) from exc
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_length)
+    return tokenizer
+
+
+def load_session(ort: Any, path: Path, threads: int, error: type[MemoweaveError]) -> Any:
+    """An onnxruntime CPU session of ``path`` with ``threads`` intra-op threads."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # Idle intra-op threads sleep instead of spinning: a spinning pool burns a core
+    # between calls and slows everything else on a shared machine (bench/README.md).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:
+        raise error(
+            f"onnxruntime could not load {path}: {exc}",
+            hint="Check that the config points at a valid ONNX model file.",
+            details={"reason": "bad_model", "path": str(path)},
+        ) from exc
+
+
+def batch_feed(np: Any, encodings: list[Any], input_names: set[str]) -> dict[str, Any]:
+    """The session inputs of ``encodings`` padded to the longest (``token_type_ids`` only
+    when the model takes it)."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    types = np.zeros_like(ids)
+    for row, enc in enumerate(encodings):
+        n = len(enc.ids)
+        ids[row, :n] = enc.ids
+        mask[row, :n] = 1
+        types[row, :n] = enc.type_ids
+    feed = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in input_names:
+        feed["token_type_ids"] = types
+    return feed

@@ -36,7 +36,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from retrieval_eval import append_capture, auc, dense_order, explained_pool, open_capture
+from retrieval_eval import (
+    RERANK_SYSTEM,
+    append_capture,
+    auc,
+    dense_order,
+    explained_pool,
+    memory_config,
+    open_capture,
+)
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "fact_qa.json"
@@ -73,13 +81,17 @@ def summarise(rows: Sequence[dict[str, Any]], threshold: float | None) -> dict[s
 
 
 def run_memoweave(
-    personas: list[dict[str, Any]], config: str | None, home: str, capture: Path | None
+    personas: list[dict[str, Any]],
+    config: str | None,
+    home: str,
+    capture: Path | None,
+    rerank: bool = False,
 ) -> list[dict[str, Any]]:
-    """memoweave and dense-only rows, per question."""
+    """memoweave and dense-only rows, per question (and memoweave with its reranker)."""
     os.environ["MEMOWEAVE_HOME"] = home
     from memoweave import Memory
 
-    memory = Memory(config) if config else Memory()
+    memory = Memory(memory_config(config, rerank))
     ids: dict[str, str] = {}
     start = time.perf_counter()
     for persona in personas:
@@ -88,7 +100,10 @@ def run_memoweave(
             ids[out["results"][0]["id"]] = key
     ingest_ms = (time.perf_counter() - start) * 1000 / len(ids)
     rows: dict[str, list[dict[str, Any]]] = {"memoweave": [], "dense-only": []}
-    latencies = []
+    if rerank:
+        rows[RERANK_SYSTEM] = []
+    latencies: list[float] = []
+    rerank_latencies: list[float] = []
     capture_file = open_capture(capture)
     for persona in personas:
         for q in persona["questions"]:
@@ -98,10 +113,17 @@ def run_memoweave(
             latencies.append((time.perf_counter() - t0) * 1000)
             pool = explained_pool(memory, q["q"], user_id=persona["id"])
             dense = dense_order(pool)
-            for name, ranked, top in (
+            systems = [
                 ("memoweave", hits, hits[0]["score"] if hits else 0.0),
                 ("dense-only", dense, dense[0]["explain"]["dense"]["score"] if dense else 0.0),
-            ):
+            ]
+            if rerank:
+                t0 = time.process_time()
+                reranked = memory.search(q["q"], user_id=persona["id"], top_k=10, rerank=True)
+                rerank_latencies.append((time.process_time() - t0) * 1000)
+                top = reranked["results"][0]["score"] if reranked["results"] else 0.0
+                systems.append((RERANK_SYSTEM, reranked["results"], top))
+            for name, ranked, top in systems:
                 keys = [ids[h["id"]] for h in ranked]
                 rows[name].append({**base, "ranked": keys, "top_score": top, "q": q["q"]})
             labels = {h["id"]: int(ids[h["id"]] in q["a"]) for h in pool}
@@ -111,6 +133,8 @@ def run_memoweave(
     memory.close()
     for row in rows["memoweave"]:
         row["latency_p50_ms"] = statistics.median(latencies)
+    for row in rows.get(RERANK_SYSTEM, []):
+        row["cpu_p50_ms"] = statistics.median(rerank_latencies)
     return [{"system": name, "ingest_ms": ingest_ms, "rows": r} for name, r in rows.items()]
 
 
@@ -150,11 +174,16 @@ def main() -> None:
     parser.add_argument("--config", help="memoweave YAML config (default: embedded stack)")
     parser.add_argument("--peer", action="append", default=[], choices=["mem0"])
     parser.add_argument("--capture", type=Path, help="write every candidate's signals")
+    parser.add_argument(
+        "--rerank",
+        action="store_true",
+        help=f"also run search(rerank=True) with the onnx cross-encoder ({RERANK_SYSTEM})",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS / "fact_qa.json")
     args = parser.parse_args()
     personas = load()
     with tempfile.TemporaryDirectory() as home:
-        systems = run_memoweave(personas, args.config, home, args.capture)
+        systems = run_memoweave(personas, args.config, home, args.capture, args.rerank)
     systems.extend(run_peer(peer) for peer in args.peer)
     threshold = recommended_threshold()
     results = []
@@ -177,6 +206,10 @@ def main() -> None:
         f"\nrecommended threshold {threshold}; load average {os.getloadavg()[0]:.1f}; "
         f"memoweave ingest {systems[0]['ingest_ms']:.1f} ms/fact"
     )
+    for system in systems:
+        if system["system"] == RERANK_SYSTEM:
+            cpu = system["rows"][0]["cpu_p50_ms"]
+            print(f"{RERANK_SYSTEM}: search CPU p50 {cpu:.1f} ms (the reranker included)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))
     print(f"wrote {args.out}")

@@ -44,7 +44,14 @@ from locomo_data import (
     summarise,
     turns,
 )
-from retrieval_eval import append_capture, dense_order, explained_pool, open_capture
+from retrieval_eval import (
+    RERANK_SYSTEM,
+    append_capture,
+    dense_order,
+    explained_pool,
+    memory_config,
+    open_capture,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -87,18 +94,25 @@ def cited(hit: dict[str, Any]) -> tuple[str, ...]:
 
 
 def run_memoweave(
-    data: list[dict], config: str | None, home: str, shape: str, capture: Path | None
+    data: list[dict],
+    config: str | None,
+    home: str,
+    shape: str,
+    capture: Path | None,
+    rerank: bool = False,
 ) -> list[dict[str, Any]]:
     """Ingest and query with memoweave; return its summary and the dense-only baseline's
-    (plain cosine over the same store and embedder, read from the same searches)."""
+    (plain cosine over the same store and embedder, read from the same searches), and
+    with ``rerank`` memoweave's with ``search(rerank=True)``."""
     os.environ["MEMOWEAVE_HOME"] = home
     from memoweave import Memory
 
-    memory = Memory(config) if config else Memory()
+    memory = Memory(memory_config(config, rerank))
     start = time.perf_counter()
     stored = ingest(memory, data, shape)
     ingest_s = time.perf_counter() - start
     rows, dense_rows, latencies, cpu = [], [], [], []
+    rerank_rows, rerank_cpu = [], []
     out = open_capture(capture)
     for question in questions(data):
         t0, c0 = time.perf_counter(), time.process_time()
@@ -106,6 +120,14 @@ def run_memoweave(
         latencies.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
         rows.append((question, score_cited(question, [cited(h) for h in hits["results"]])))
+        if rerank:
+            c0 = time.process_time()
+            reranked = memory.search(
+                question.question, user_id=question.conversation, top_k=max(KS), rerank=True
+            )
+            rerank_cpu.append((time.process_time() - c0) * 1000)
+            cited_hits = [cited(h) for h in reranked["results"]]
+            rerank_rows.append((question, score_cited(question, cited_hits)))
         pool = explained_pool(memory, question.question, user_id=question.conversation)
         dense_rows.append((question, score_cited(question, [cited(h) for h in dense_order(pool)])))
         wanted = set(question.evidence)
@@ -115,6 +137,14 @@ def run_memoweave(
         out.close()
     memory.close()
     common = {"shape": shape, "memories": stored, "questions": len(rows)}
+    reranked_result = {
+        "system": RERANK_SYSTEM,
+        "stack": "memoweave + search(rerank=True), the onnx cross-encoder",
+        "metrics": summarise(rerank_rows),
+        "search_cpu_p50_ms": percentile(rerank_cpu, 50),
+        "per_conversation_recall@10": per_conversation(rerank_rows),
+        **common,
+    }
     return [
         {
             "system": "memoweave",
@@ -135,7 +165,7 @@ def run_memoweave(
             "per_conversation_recall@10": per_conversation(dense_rows),
             **common,
         },
-    ]
+    ] + ([reranked_result] if rerank else [])
 
 
 def per_conversation(rows: list) -> dict[str, float]:
@@ -201,7 +231,11 @@ def print_table(results: list[dict[str, Any]]) -> None:
     print()
     for r in results:
         if "search_p50_ms" not in r:
-            print(f"{r['system']}: {r.get('stack', '')}")
+            cpu = r.get("search_cpu_p50_ms")
+            print(
+                f"{r['system']}: {r.get('stack', '')}"
+                + (f"; search CPU p50 {cpu:.1f} ms" if cpu else "")
+            )
             continue
         ingest = r.get("ingest_ms_per_memory", r.get("ingest_ms_per_turn", float("nan")))
         print(
@@ -260,6 +294,11 @@ def main() -> None:
     parser.add_argument(
         "--capture", type=Path, help="write every candidate's signals (JSON lines) for fitting"
     )
+    parser.add_argument(
+        "--rerank",
+        action="store_true",
+        help=f"also run search(rerank=True) with the onnx cross-encoder ({RERANK_SYSTEM})",
+    )
     args = parser.parse_args()
     data = load(args.data)
     if args.out is None:
@@ -270,7 +309,7 @@ def main() -> None:
         keep = set(args.conversations.split(","))
         data = [sample for sample in data if sample["sample_id"] in keep]
     with tempfile.TemporaryDirectory() as home:
-        results = run_memoweave(data, args.config, home, args.shape, args.capture)
+        results = run_memoweave(data, args.config, home, args.shape, args.capture, args.rerank)
     for peer in args.peer:
         results.append(run_peer(peer, args.data, args.shape, args.conversations))
     if not args.conversations:

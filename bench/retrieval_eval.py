@@ -4,7 +4,9 @@
   dense-only ranking (plain cosine with the same embedder, the same store) is read and the
   signals of every candidate are captured for offline fitting;
 - :func:`auc`: the probability that a random positive outscores a random negative;
-- :func:`append_capture`: one JSON line per search with each candidate's signal values.
+- :func:`append_capture`: one JSON line per search with each candidate's signal values;
+- :func:`memory_config`: the config a run builds ``Memory`` from (``--rerank`` adds the
+  ``onnx`` cross-encoder reranker).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+RERANK_SYSTEM = "mw+rerank"
+"""The name of memoweave with ``search(rerank=True)`` in the tables."""
 POOL = 200
 """Results asked for in the explain pass: the dense top 200 are all in it, so the dense-only
 top 20 is exact."""
@@ -60,3 +64,15 @@ def open_capture(path: Path | None) -> IO[str] | None:
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
     return path.open("w", encoding="utf-8")
+
+
+def memory_config(path: str | None, rerank: bool) -> Any:
+    """``path`` (a YAML file) or the embedded default stack, with the ``onnx`` reranker
+    added when ``rerank`` is set and the config names none."""
+    if not rerank:
+        return path
+    import yaml
+
+    config = yaml.safe_load(Path(path).read_text(encoding="utf-8")) if path else {}
+    config.setdefault("reranker", {"provider": "onnx"})
+    return config

@@ -1,4 +1,5 @@
-"""The standard embedder suite on the real int8 all-MiniLM-L6-v2 (built through the registry)."""
+"""The standard embedder and reranker suites on the real packaged models (built through the
+registry): int8 all-MiniLM-L6-v2 and int8 ms-marco-MiniLM-L-12-v2."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import pytest
 
 from memoweave.plugins import load_registry
 from memoweave.providers.embedder import Embedder
-from memoweave.testing import EmbedderConformance
+from memoweave.providers.reranker import Reranker
+from memoweave.testing import EmbedderConformance, RerankerConformance
 
 
 class TestOnnxEmbedderConformance(EmbedderConformance):
@@ -18,5 +20,16 @@ class TestOnnxEmbedderConformance(EmbedderConformance):
     @classmethod
     def embedder(cls) -> Iterator[Embedder]:
         provider = load_registry().create("embedder", "onnx", {})
+        yield provider
+        provider.close()
+
+
+class TestOnnxCrossEncoderConformance(RerankerConformance):
+    semantic = True
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def reranker(cls) -> Iterator[Reranker]:
+        provider = load_registry().create("reranker", "onnx", {})
         yield provider
         provider.close()

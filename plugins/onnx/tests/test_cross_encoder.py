@@ -14,7 +14,6 @@ from memoweave import Memory
 from memoweave.errors import ConfigError, RerankerError
 from memoweave.plugins import load_registry
 from memoweave.providers.reranker import Reranker
-from memoweave.testing import RerankerConformance
 
 QUERY = "What do I do for work?"
 DOCS = [
@@ -33,17 +32,6 @@ def cross_encoder() -> Iterator[Reranker]:
     provider = _reranker()
     yield provider
     provider.close()
-
-
-class TestOnnxCrossEncoderConformance(RerankerConformance):
-    semantic = True
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def reranker(cls) -> Iterator[Reranker]:
-        provider = _reranker()
-        yield provider
-        provider.close()
 
 
 def test_the_memory_a_question_is_about_beats_one_sharing_a_word(

@@ -6,7 +6,8 @@ The two sides count the same memories: the store's records whose status is ``act
 history's memories with a committed ADD and no DELETE. On open, a :class:`ConsistencyError`
 refuses the two shapes of silent loss, before anything is written:
 
-- the history is new (its file was missing or empty) but the store holds memories;
+- the history is new (its file was missing or empty, and no process has written through it
+  since) but the store holds memories;
 - the store holds no memories but the history records some (the store folder was deleted,
   moved, or pointed elsewhere).
 
@@ -56,7 +57,9 @@ def check_on_open(store: VectorStore, history: HistoryStore, collection: str) ->
     if shared or not store.capabilities.persistent:
         return
     count = yield call(store.count, filter=_KEPT)
-    if history.created and count:
+    # "new" is read after the count: another process that opened this history after us and
+    # wrote meanwhile journaled every write here before it reached the store
+    if history.created and count and not (yield call(history.has_writes)):
         raise ConsistencyError(
             f"the history database {history.path} is new, but collection {collection!r} "
             f"holds {count} memories; nothing was changed",

@@ -295,6 +295,15 @@ class HistoryStore:
                 )
         return bound
 
+    def has_writes(self) -> bool:
+        """Whether any write ever reached this history: a journal entry or a history row,
+        committed or not (every write journals itself before it touches the store)."""
+        with self.snapshot() as conn:
+            row = conn.execute(
+                "SELECT 1 FROM journal UNION ALL SELECT 1 FROM history LIMIT 1"
+            ).fetchone()
+        return row is not None
+
     def has_live_memories(self) -> bool:
         """Whether some memory has a committed ADD and no DELETE (cheap: stops at the first)."""
         with self.snapshot() as conn:

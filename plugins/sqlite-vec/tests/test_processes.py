@@ -80,3 +80,22 @@ def test_four_processes_share_one_home(tmp_path: Path) -> None:
         missing = written - stored
         assert not missing, f"{len(missing)} acknowledged memories lost"
         assert all(memory.history(i)[0]["event"] == "ADD" for i in list(written)[:10])
+
+
+def test_the_process_that_created_the_history_may_open_after_others_wrote(
+    tmp_path: Path,
+) -> None:
+    """The first opener creates the history; a second one writes before the first checks
+    store against history on its first call. The first must not mistake those memories for
+    a lost history (the check reads the history after counting the store)."""
+    from memoweave.memory.api import Memory
+    from memoweave.testing.doubles import HashingEmbedder
+
+    first = Memory(_config(tmp_path), embedder=HashingEmbedder(dims=32))
+    with Memory(_config(tmp_path), embedder=HashingEmbedder(dims=32)) as second:
+        written = second.add("the parcel went to depot 7", user_id="alice", infer=False)
+    try:
+        found = first.get_all(user_id="alice")["results"]
+        assert [m["id"] for m in found] == [written["results"][0]["id"]]
+    finally:
+        first.close()

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import Result
+
+from memoweave.plugins import load_registry
 
 
 def _json(result: Result) -> Any:
@@ -194,3 +198,23 @@ def test_invalid_utf8_and_control_characters_are_handled(cli_invoke: Any) -> Non
     assert "\x1b" not in listed.output and "\u202e" not in listed.output
     assert "\\x1b[2J" in listed.output and "\\u202e" in listed.output
     assert added[0]["id"] in listed.output
+
+
+def test_search_prints_the_relations_a_graph_store_reached(
+    cli_config: Path, cli_invoke: Any, tmp_path: Path
+) -> None:
+    if "ladybug" not in load_registry().names("graph_store"):
+        pytest.skip("the ladybug graph store plugin (memoweave-ladybug) is not installed")
+    graph = {"provider": "ladybug", "config": {"path": str(tmp_path / "graph.lbug")}}
+    cli_config.write_text(
+        cli_config.read_text(encoding="utf-8") + f"graph_store: {json.dumps(graph)}\n",
+        encoding="utf-8",
+    )
+    _add(cli_invoke, "Caroline went hiking with Melanie.", "--no-infer")
+    body = _json(cli_invoke("search", "What does Caroline do?", "--user-id", "alice", "--json"))
+    assert [(r["source"], r["destination"]) for r in body["relations"]] == [("caroline", "melanie")]
+    table = cli_invoke("search", "What does Caroline do?", "--user-id", "alice")
+    assert table.exit_code == 0
+    assert "Relations" in table.output and "co_mentioned" in table.output
+    plain = cli_invoke("search", "What does Caroline do?", "--user-id", "bob")
+    assert plain.exit_code == 0 and "Relations" not in plain.output

@@ -16,7 +16,13 @@ from memoweave.cli.common import (
     scope_options,
     server_option,
 )
-from memoweave.cli.render import history_table, make_console, memories_table, search_table
+from memoweave.cli.render import (
+    history_table,
+    make_console,
+    memories_table,
+    relations_table,
+    search_table,
+)
 from memoweave.errors import NotFound
 
 
@@ -58,7 +64,10 @@ def search(
     if as_json:
         echo_json(result)
         return
-    make_console().print(search_table(result["results"], title=f"Search: {query}", explain=explain))
+    console = make_console()
+    console.print(search_table(result["results"], title=f"Search: {query}", explain=explain))
+    if result.get("relations"):
+        console.print(relations_table(result["relations"]))
 
 
 @click.command(name="list")

@@ -1,4 +1,5 @@
-"""Rich tables for memories, search results, add results and history events.
+"""Rich tables for memories, search results, graph relations, add results and history
+events.
 
 Every stored string is shown through :func:`printable`: control characters (terminal
 escapes, NUL, backspace...) and bidirectional overrides are shown escaped (``\\x1b``), so
@@ -117,6 +118,26 @@ def _signal_cell(signal: Mapping[str, Any] | None, score: float) -> str:
         share = signal["contribution"] / score if score > 0 else 0.0
         cell += f" ({share:.0%})"
     return cell
+
+
+def relations_table(relations: Sequence[Mapping[str, Any]], *, title: str = "Relations") -> Table:
+    """One row per graph relation a search reached, nearest first: the triple, its hop
+    and how many memories assert it."""
+    table = Table(title=Text(printable(title)), title_justify="left")
+    table.add_column("source")
+    table.add_column("relationship")
+    table.add_column("destination")
+    table.add_column("hop", justify="right", no_wrap=True)
+    table.add_column("memories", justify="right", no_wrap=True)
+    for relation in relations:
+        table.add_row(
+            Text(printable(relation.get("source", ""))),
+            Text(printable(relation.get("relationship", ""))),
+            Text(printable(relation.get("destination", ""))),
+            str(relation.get("hop", "")),
+            str(len(relation.get("memory_ids") or ())),
+        )
+    return table
 
 
 def add_table(results: Sequence[Mapping[str, Any]], *, title: str = "Changes") -> Table:

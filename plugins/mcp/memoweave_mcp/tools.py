@@ -107,9 +107,13 @@ def build_server(service: MemoryService, scope: ToolScope) -> MCPServer:
         limit: Annotated[int, Field(ge=1, le=50, description="How many results.")] = 10,
     ) -> dict[str, Any]:
         """Find the memories most relevant to a question, best first. The score is
-        comparable across queries (higher is more relevant)."""
+        comparable across queries (higher is more relevant). With a graph store, also the
+        relations (source, relationship, destination) the question's names lead to."""
         result = await service.search(query, top_k=limit, **resolve(ctx))
-        return {"results": [_brief(hit) for hit in result["results"]]}
+        found = {"results": [_brief(hit) for hit in result["results"]]}
+        if "relations" in result:
+            found["relations"] = result["relations"]
+        return found
 
     @server.tool(title="Get a memory", annotations=_READ)
     @_model_readable

@@ -48,12 +48,12 @@ def onnx_embedder() -> Iterator[Embedder]:
 
 @pytest.fixture
 async def make_service(tmp_path: Path, onnx_embedder: Embedder) -> AsyncIterator[MakeService]:
-    """A ``MemoryService`` on a fresh store and history (``llm=`` optional), closed on the
-    test's event loop afterwards."""
+    """A ``MemoryService`` on a fresh store and history (``llm=`` optional; ``config=``
+    more of the memory's config), closed on the test's event loop afterwards."""
     built: list[MemoryService] = []
 
-    def make(**overrides: Any) -> MemoryService:
-        config = {"history_db_path": str(tmp_path / f"history{len(built)}.db")}
+    def make(config: dict[str, Any] | None = None, **overrides: Any) -> MemoryService:
+        config = {"history_db_path": str(tmp_path / f"history{len(built)}.db"), **(config or {})}
         overrides.setdefault("embedder", onnx_embedder)
         overrides.setdefault("vector_store", InMemoryVectorStore())
         service = MemoryService.from_config(config, **overrides)

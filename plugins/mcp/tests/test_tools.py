@@ -126,3 +126,24 @@ async def test_no_scope_is_a_clear_error(make_service: Any) -> None:
     async with Client(build_server(make_service(), ToolScope()), raise_exceptions=True) as c:
         result = await c.call_tool("list_memories", {})
         assert result.is_error and "--user-id" in result.content[0].text
+
+
+async def test_search_returns_the_scopes_relations_with_a_graph_store(make_service: Any) -> None:
+    service = make_service(config={"graph_store": {"provider": "memory"}})
+    async with Client(_server(service, "bob"), raise_exceptions=True) as bob:
+        await _call(bob, "add_memory", text="Caroline went camping with Jonas.")
+    async with Client(_server(service), raise_exceptions=True) as client:
+        added = await _call(client, "add_memory", text="Caroline went hiking with Melanie.")
+        found = await _call(client, "search_memories", query="What does Caroline do?")
+        assert found["relations"] == [
+            {
+                "source": "caroline",
+                "relationship": "co_mentioned",
+                "destination": "melanie",
+                "hop": 1,
+                "memory_ids": [added["changes"][0]["id"]],
+            }
+        ]
+    async with Client(_server(make_service()), raise_exceptions=True) as plain:
+        await _call(plain, "add_memory", text="Caroline went hiking with Melanie.")
+        assert "relations" not in await _call(plain, "search_memories", query="Caroline")

@@ -223,7 +223,8 @@ async def memory_history(
 @router.post("/search", response_model=s.SearchResult, responses=ERRORS, tags=["search"])
 async def search_memories(body: s.SearchRequest, principal: Caller, service: Service) -> Any:
     """The scope's memories most relevant to the query, best first; scores are comparable
-    across queries."""
+    across queries. With a graph store, ``relations`` lists what the query's entities
+    reach in the scope's graph."""
     ids = _ids(body.user_id, body.agent_id, body.run_id)
     _read_scope(principal, body.filters, ids, "search()")
     return await service.search(

@@ -108,8 +108,23 @@ class SearchHit(MemoryItem):
     explain: dict[str, Any] | None = None
 
 
+class Relation(BaseModel):
+    """One relation a search reached in the scope's graph (mem0 v1's shape)."""
+
+    source: str
+    relationship: str
+    destination: str
+    hop: int = Field(description="Hops from an entity named in the query (1 = direct).")
+    memory_ids: list[str] = Field(description="The scope's memories asserting it.")
+
+
 class SearchResult(BaseModel):
     results: list[SearchHit]
+    relations: list[Relation] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Present only when a graph store is configured.",
+    )
 
 
 class MemoryPage(BaseModel):

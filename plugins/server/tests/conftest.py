@@ -72,13 +72,18 @@ def onnx_embedder() -> Iterator[Embedder]:
 
 @pytest.fixture
 def make_client(tmp_path: Path, onnx_embedder: Any) -> Iterator[MakeClient]:
-    """Build an app (``keys``: the ``server.keys`` list; default the four test keys) and
+    """Build an app (``keys``: the ``server.keys`` list, default the four test keys;
+    ``memory``: more of the memory's config) and
     return an in-process client, started: one event loop serves it, and stopping it
     (afterwards) closes its memory on that loop."""
     clients: list[TestClient] = []
 
-    def make(keys: list[dict[str, Any]] | None = None, **server: Any) -> TestClient:
-        config = {"history_db_path": str(tmp_path / f"history{len(clients)}.db")}
+    def make(
+        keys: list[dict[str, Any]] | None = None,
+        memory: dict[str, Any] | None = None,
+        **server: Any,
+    ) -> TestClient:
+        config = {"history_db_path": str(tmp_path / f"history{len(clients)}.db"), **(memory or {})}
         service = MemoryService.from_config(
             config, embedder=onnx_embedder, vector_store=InMemoryVectorStore()
         )

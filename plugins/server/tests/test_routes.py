@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -214,3 +215,32 @@ def test_cors_preflight_for_configured_origins(make_client) -> None:  # type: ig
     assert response.headers["access-control-allow-origin"] == "https://app.example.com"
     other = client.get("/health", headers={"Origin": "https://evil.example.com"})
     assert "access-control-allow-origin" not in other.headers
+
+
+def test_search_returns_relations_only_with_a_graph_store(make_client: Any) -> None:
+    graphed = make_client(memory={"graph_store": {"provider": "memory"}})
+    linked = _add(graphed, "Caroline went hiking with Melanie.", infer=False)["id"]
+    _add(graphed, "Bob went hiking with Melanie.", user="bob", infer=False)
+    body = graphed.post(
+        "/search", json={"query": "What does Caroline do?", "user_id": "alice"}, headers=ALICE
+    ).json()
+    assert body["relations"] == [
+        {
+            "source": "caroline",
+            "relationship": "co_mentioned",
+            "destination": "melanie",
+            "hop": 1,
+            "memory_ids": [linked],
+        }
+    ]
+    bobs = graphed.post(
+        "/search",
+        json={"query": "What does Caroline do?", "user_id": "bob"},
+        headers={"Authorization": "Bearer bob-key-0123456789abcdef"},
+    ).json()
+    assert bobs["relations"] == [], "another tenant's relations must not be reached"
+
+    plain = make_client()
+    _add(plain, "Caroline went hiking with Melanie.", infer=False)
+    answer = plain.post("/search", json={"query": "Caroline", "user_id": "alice"}, headers=ALICE)
+    assert "relations" not in answer.json()

@@ -122,6 +122,14 @@ def test_unknown_field_suggests_the_close_one() -> None:
     )
 
 
+def test_another_format_version_is_refused(tmp_path: Path) -> None:
+    assert MemoryConfig.from_yaml(write(tmp_path, "version: v1\n")).version == "v1"
+    with pytest.raises(ConfigError) as err:
+        MemoryConfig.from_yaml(write(tmp_path, "collection_name: x\nversion: v2\n"))
+    assert err.value.message.startswith(f"{tmp_path / 'memoweave.yaml'}:2: version: ")
+    assert "'v1'" in err.value.message
+
+
 def test_several_errors_are_all_kept_in_details() -> None:
     with pytest.raises(ConfigError, match=r"\(and 1 more: llm\.config\)") as err:
         MemoryConfig.from_dict({"vector_store": {}, "llm": {"provider": "x", "config": 3}})

@@ -9,10 +9,7 @@ import subprocess
 import venv
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
 
 
 def _run(*args: str | Path, env: dict[str, str] | None = None) -> str:

@@ -35,6 +35,7 @@ _SHARED_TOP = frozenset(
     {"vector_store", "llm", "embedder", "reranker", "graph_store", "history_db_path", "version"}
 )
 _MEM0_ONLY_TOP = MEM0_TOP_LEVEL - _SHARED_TOP
+_MEM0_VERSIONS = frozenset({"v1.0", "v1.1"})  # mem0's API versions
 _MEM0_CONFIG_KEYS = frozenset(
     {
         "collection_name", "embedding_model_dims", "embedding_dims", "openai_base_url",
@@ -66,10 +67,11 @@ _UNSUPPORTED_HINT = (
 
 def looks_like_mem0(mapping: Mapping[str, Any]) -> bool:
     """Whether ``mapping`` is a mem0 configuration rather than a memoweave one: it uses a
-    mem0-only top-level key, a mem0-only provider name, or a mem0 provider setting."""
+    mem0-only top-level key, mem0's ``version`` (v1.0, v1.1: memoweave's format is v1), a
+    mem0-only provider name, or a mem0 provider setting."""
     if not isinstance(mapping, Mapping):
         return False
-    if set(mapping) & _MEM0_ONLY_TOP:
+    if set(mapping) & _MEM0_ONLY_TOP or mapping.get("version") in _MEM0_VERSIONS:
         return True
     for kind in ("vector_store", "llm", "embedder", "reranker"):
         section = mapping.get(kind)
@@ -126,8 +128,6 @@ def translate_mem0(mapping: Mapping[str, Any]) -> dict[str, Any]:
     history = mapping.get("history_db_path")
     if history is not None:
         out["history_db_path"] = str(_sibling(str(history), ".memoweave", file=True))
-    if mapping.get("version") is not None:
-        out["version"] = str(mapping["version"])
     instructions = [
         mapping[k]
         for k in ("custom_fact_extraction_prompt", "custom_instructions")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, field_serializer
 from pydantic import ValidationError as PydanticValidationError
@@ -64,7 +64,11 @@ class MemoryConfig(ConfigModel):
     )
     history_db_path: str | None = None
     collection_name: str = Field(default="memoweave", min_length=1)
-    version: str = "v1"
+    version: Literal["v1"] = Field(
+        default="v1",
+        description="The format of this configuration; a file written for another format "
+        "is refused rather than misread.",
+    )
     extraction: ExtractionConfig = Field(default_factory=lambda: ExtractionConfig())
     retrieval: RetrievalConfig = Field(default_factory=lambda: RetrievalConfig())
     server: ServerConfig = Field(default_factory=lambda: ServerConfig())

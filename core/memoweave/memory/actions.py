@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from memoweave.memory.messages import NormalizedMessage
-from memoweave.memory.scope import Scope
 from memoweave.retrieval.profiles import KIND_FACT
 
 if TYPE_CHECKING:
@@ -108,13 +107,10 @@ class ExtractionRequest:
     """Everything a strategy may look at for one ``add`` call."""
 
     messages: list[NormalizedMessage]
-    scope: Scope
     observed_at: datetime
     related: list[ExistingMemory]
     window: list[NormalizedMessage]
     custom_prompt: str | None = None
-    memory_type: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
     as_text: bool = False
     """The caller passed one plain text rather than a list of messages."""
 
@@ -122,8 +118,8 @@ class ExtractionRequest:
 class Strategy(Protocol):
     """A write strategy: turns one ``add`` request into actions."""
 
-    name: str
     needs_related: bool
+    """Whether :attr:`ExtractionRequest.related` is filled (a search per ``add``)."""
 
     def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:
         """The pipeline deciding the actions (its LLM calls are ``call`` steps, see

@@ -130,13 +130,10 @@ class MemoryOperations:
             )
             request = ExtractionRequest(
                 messages=normalized,
-                scope=scope,
                 observed_at=observed,
                 related=related,
                 window=window,
                 custom_prompt=prompt or self.providers.custom_instructions,
-                memory_type=memory_type,
-                metadata=meta,
                 as_text=isinstance(messages, str),
             )
             actions = yield from strategy.plan(request)

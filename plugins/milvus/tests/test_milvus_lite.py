@@ -67,7 +67,6 @@ def _child(path: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.slow
 def test_second_process_gets_a_clear_lock_error_until_close(tmp_path: Path) -> None:
     path = tmp_path / "locked.db"
     store = _open(path)
@@ -111,7 +110,6 @@ def test_reopened_collection_is_loaded_and_complete(tmp_path: Path) -> None:
         reopened.close()
 
 
-@pytest.mark.slow
 def test_ten_thousand_records_upsert_in_chunks(milvus_store: VectorStore) -> None:
     batch = [_rec(i, user_id=f"user-{i % 100}") for i in range(10_000)]
     milvus_store.upsert(batch)

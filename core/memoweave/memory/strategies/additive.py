@@ -30,7 +30,6 @@ class AdditiveStrategy(LLMStrategy):
     """Extract new facts and mark the memories they replace, in one LLM call; with
     ``graph``, their relations too."""
 
-    name = "additive"
     needs_related = True
 
     def __init__(self, llm: LLM, config: ExtractionConfig, *, graph: bool = False) -> None:

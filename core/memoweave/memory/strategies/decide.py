@@ -30,7 +30,6 @@ from memoweave.runtime.steps import Steps
 class DecideStrategy(LLMStrategy):
     """Two LLM calls: fact extraction, then an event per fact over related memories."""
 
-    name = "decide"
     needs_related = True
 
     def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:

@@ -15,7 +15,6 @@ from memoweave.runtime.steps import Steps
 class LLMStrategy:
     """Base of the strategies that call an LLM."""
 
-    name = "llm"
     needs_related = True
 
     def __init__(self, llm: LLM, config: ExtractionConfig) -> None:

@@ -50,7 +50,6 @@ def extract_statements(text: str) -> list[str]:
 class OfflineStrategy:
     """Keep the user's declarative statements; no model, no network."""
 
-    name = "offline"
     needs_related = False
 
     def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:

@@ -19,7 +19,6 @@ from memoweave.runtime.steps import Steps
 class ProceduralStrategy:
     """Summarise the run into one memory with one LLM call."""
 
-    name = "procedural"
     needs_related = False
 
     def __init__(self, llm: LLM, config: ExtractionConfig) -> None:

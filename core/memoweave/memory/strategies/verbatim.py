@@ -12,7 +12,6 @@ from memoweave.runtime.steps import Steps, done
 class VerbatimStrategy:
     """Store each non-system message's text as one memory; no LLM, no related memories."""
 
-    name = "verbatim"
     needs_related = False
 
     def plan(self, request: ExtractionRequest) -> Steps[list[Action]]:

@@ -38,7 +38,7 @@ KIT_MODULE = textwrap.dedent(
     import pytest
     from memoweave.testing import GraphStoreConformance
     from memoweave_ladybug import LadybugConfig
-    from memoweave_ladybug.store import LadybugGraphStore
+    from memoweave_ladybug.graph_store import LadybugGraphStore
 
     class Store(LadybugGraphStore):
         ENGINE = {engine!r}
@@ -77,7 +77,7 @@ def _p50(values: list[float]) -> float:
 
 def _load(engine: str, users: int, memories: int, queries: int) -> dict[str, Any]:
     from memoweave_ladybug import LadybugConfig
-    from memoweave_ladybug.store import LadybugGraphStore
+    from memoweave_ladybug.graph_store import LadybugGraphStore
 
     from memoweave.providers.graph_store import GraphRelation
 

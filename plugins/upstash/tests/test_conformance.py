@@ -12,7 +12,7 @@ from memoweave.testing import AsyncVectorStoreConformance, VectorStoreConformanc
 
 _PER_INDEX_METRIC = (
     "Upstash fixes the similarity function per index and the kit asks one store for a "
-    "second metric; dot and euclidean scoring are covered in test_upstash_store.py"
+    "second metric; dot and euclidean scoring are covered in test_store.py"
 )
 
 

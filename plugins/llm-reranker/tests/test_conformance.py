@@ -1,4 +1,5 @@
-"""The ``llm`` reranker end to end with a real model (see conftest.py), via the registry."""
+"""The `llm` reranker end to end with a real model (see conftest.py), via the registry: the
+conformance kit, then the plugin's own checks."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from memoweave.errors import GraphStoreError
 from memoweave.providers.cypher_store import CypherGraphStore
 from memoweave.providers.graph_cypher import CypherGraph, Statement, kuzu_double
 from memoweave.providers.graph_store import GraphStoreCapabilities
-from memoweave_ladybug import LadybugConfig
+from memoweave_ladybug.config import LadybugConfig
 
 _MIB = 1024 * 1024
 

@@ -1,8 +1,9 @@
 """The ``pytest11`` entry point of memoweave (loaded in every pytest run where it is installed).
 
 It asks pytest to rewrite the asserts of the conformance kit so a failing standard test
-shows the compared values, and provides the session fixture ``local_llm_server`` (a real
-small LLM, started only by the tests that ask for it). It imports nothing heavy.
+shows the compared values, and provides the session fixtures ``local_llm_server`` (a real
+small LLM) and ``onnx_embedder`` (the real default embedder), each started only by the
+tests that ask for it. It imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from memoweave.testing._rewrite import KIT_MODULES
 
 pytest.register_assert_rewrite(*KIT_MODULES)
 
+from memoweave.testing.local_embedder import onnx_embedder  # noqa: E402
 from memoweave.testing.local_llm import local_llm_server  # noqa: E402
 
-__all__ = ["local_llm_server"]
+__all__ = ["local_llm_server", "onnx_embedder"]

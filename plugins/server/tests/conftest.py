@@ -1,9 +1,10 @@
 """Fixtures of the REST server tests: the real app in process (FastAPI's httpx-based
-TestClient) on the core's memory store, a SQLite history and the real ONNX embedder."""
+TestClient) on the core's memory store, a SQLite history and the real ONNX embedder (the
+kit's session fixture ``onnx_embedder``, :mod:`memoweave.testing.local_embedder`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,6 @@ from memoweave_server.app import create_app
 from memoweave_server.service import MemoryService
 
 from memoweave.config.server import ServerConfig
-from memoweave.plugins import load_registry
-from memoweave.providers.embedder import Embedder, Purpose
 from memoweave.stores.memory import InMemoryVectorStore
 
 KEYS = {
@@ -42,32 +41,6 @@ def auth() -> Callable[[str], dict[str, str]]:
     """``auth("alice")``: the Authorization header of one of the test keys
     (alice, bob, agents, admin)."""
     return _auth
-
-
-class SharedEmbedder(Embedder):
-    """The session's real ONNX embedder, lent to each test's Memory (which closes its
-    providers): ``close`` is a no-op, everything else is the real embedder."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self._inner = inner
-
-    @property
-    def dims(self) -> int | None:
-        return self._inner.dims
-
-    def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
-        return self._inner.embed(texts, purpose=purpose)
-
-
-@pytest.fixture(scope="session")
-def onnx_embedder() -> Iterator[Embedder]:
-    """One real ONNX embedder for the whole session (loading it takes about a second)."""
-    registry = load_registry()
-    if "onnx" not in registry.names("embedder"):
-        pytest.skip("the onnx embedder plugin (memoweave-onnx) is not installed")
-    inner = registry.create("embedder", "onnx", {})
-    yield SharedEmbedder(inner)
-    inner.close()
 
 
 @pytest.fixture

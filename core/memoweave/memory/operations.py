@@ -21,14 +21,13 @@ from memoweave.errors import NotFound, ValidationError
 from memoweave.memory.actions import DeleteMemory, EditMemory, ExtractionRequest
 from memoweave.memory.add_context import extraction_context, stored_message
 from memoweave.memory.clock import utcnow
-from memoweave.memory.consistency import check_on_open, reset_all, reset_interrupted
 from memoweave.memory.items import result_item, to_item
+from memoweave.memory.lifecycle import Lifecycle
 from memoweave.memory.messages import normalize_messages
 from memoweave.memory.metadata import validate_metadata
 from memoweave.memory.read_filter import scoped_read, visible_statuses
 from memoweave.memory.scope import Scope
 from memoweave.memory.strategies import select_strategy
-from memoweave.memory.transaction import recover
 from memoweave.memory.validate import (
     check_bool,
     check_expiration,
@@ -43,8 +42,6 @@ from memoweave.memory.validate import (
 from memoweave.memory.wiring import MemoryProviders
 from memoweave.memory.write_plan import PreparedWrite, WriteContext
 from memoweave.memory.writer import MemoryWriter
-from memoweave.providers.embedder import Embedder
-from memoweave.providers.graph_checks import graph_name_for
 from memoweave.providers.vector_store import StoredRecord
 from memoweave.retrieval import Retriever
 from memoweave.runtime.ordering import Coordinator
@@ -73,9 +70,8 @@ class MemoryOperations:
             settings=providers.retrieval,
             graph=providers.graph_store,
         )
+        self.lifecycle = Lifecycle(providers, coordinator)
         self._max_text = providers.config.limits.max_text_chars
-        self._ready = False
-        self._closed = False
 
     # -- writes -----------------------------------------------------------------------------
 
@@ -219,13 +215,7 @@ class MemoryOperations:
 
     def reset(self) -> Steps[None]:
         """See :meth:`memoweave.Memory.reset`."""
-        yield from self.ensure_ready()
-        yield call(self.coordinator.acquire_all)
-        try:
-            yield from reset_all(self.providers)
-            self._ready = False
-        finally:
-            self.coordinator.release_all()
+        return self.lifecycle.reset()
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -352,51 +342,14 @@ class MemoryOperations:
     # -- lifecycle --------------------------------------------------------------------------
 
     def ensure_ready(self) -> Steps[None]:
-        """Bind the collection, finish an interrupted reset, roll back writes a crash left
-        half-done and check that store and history agree (once)."""
-        if self._ready:
-            return
-        p = self.providers
-        yield call(self.coordinator.acquire_all)
-        try:
-            if self._ready:
-                return
-            dims = yield call(_dims_of, p.embedder)  # may ask a server (store-side embeddings)
-            if dims is None:
-                probe = yield call(p.embedder.embed, ["dimension probe"], purpose="document")
-                dims = len(probe[0])
-            yield call(p.vector_store.ensure_collection, self._collection, dims, "cosine")
-            if p.graph_store is not None:
-                yield call(p.graph_store.ensure_graph, graph_name_for(self._collection))
-            if (yield call(reset_interrupted, p.history)):
-                yield from reset_all(p)  # a reset a crash interrupted: finish it
-            yield from recover(p.vector_store, p.history, p.graph_store)
-            yield from check_on_open(p.vector_store, p.history, self._collection)
-            self._ready = True
-        finally:
-            self.coordinator.release_all()
+        """See :meth:`memoweave.memory.lifecycle.Lifecycle.ensure_ready`."""
+        return self.lifecycle.ensure_ready()
 
     def close(self) -> Steps[None]:
-        """Release the providers and the history database, after the writes applying
-        (once: a second close does nothing)."""
-        p = self.providers
-        yield call(self.coordinator.acquire_all)
-        try:
-            if self._closed:
-                return
-            self._closed = True
-            for provider in (p.llm, p.embedder, p.vector_store, p.reranker, p.graph_store):
-                if provider is not None:
-                    yield call(provider.close)
-            yield call(p.history.close)
-        finally:
-            self.coordinator.release_all()
+        """See :meth:`memoweave.memory.lifecycle.Lifecycle.close`."""
+        return self.lifecycle.close()
 
     # -- internals --------------------------------------------------------------------------
-
-    @property
-    def _collection(self) -> str:
-        return self.providers.config.collection_name
 
     def _fetch(
         self, memory_id: str, scope: Scope | None, *, with_vectors: bool = False
@@ -407,10 +360,6 @@ class MemoryOperations:
         if not found or (scope is not None and not scope.contains(found[0].payload)):
             raise NotFound(f"no memory with id {memory_id}" + (" in this scope" if scope else ""))
         return found[0]
-
-
-def _dims_of(embedder: Embedder) -> int | None:
-    return embedder.dims
 
 
 def _optional_scope(user_id: Any, agent_id: Any, run_id: Any) -> Scope | None:

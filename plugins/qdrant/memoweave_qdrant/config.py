@@ -2,7 +2,8 @@
 
 - ``edge``: the in-process Qdrant Edge engine (``qdrant-edge-py``), one shard folder per
   collection under ``path`` (default ``$MEMOWEAVE_HOME/qdrant-edge`` or
-  ``~/.memoweave/qdrant-edge``).
+  ``~/.memoweave/qdrant-edge``); ``index_threshold_kb`` is the size of a segment's vectors
+  past which it gets an HNSW index (:mod:`memoweave_qdrant.edge_index`).
 - ``local``: ``qdrant-client``'s local mode, on disk with ``path`` or in memory with
   ``location=":memory:"``.
 - ``server``: a Qdrant server or cluster at ``url`` (optionally with ``api_key``).
@@ -21,9 +22,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 Mode = Literal["edge", "local", "server"]
+DEFAULT_INDEX_THRESHOLD_KB = 10_000
+"""Qdrant's default indexing threshold: ~6,500 vectors of 384 float32 dimensions."""
 
 _MODE_FIELDS: dict[str, set[str]] = {
-    "edge": {"path"},
+    "edge": {"path", "index_threshold_kb"},
     "local": {"path", "location"},
     "server": {"url", "api_key", "timeout", "prefer_grpc"},
 }
@@ -53,13 +56,19 @@ class QdrantStoreConfig(BaseModel):
     )
     timeout: float | None = Field(default=None, gt=0, description="Request timeout, seconds.")
     prefer_grpc: bool = Field(default=False, description="Use gRPC to talk to the server.")
+    index_threshold_kb: int | None = Field(
+        default=None,
+        ge=0,
+        description="Qdrant Edge: KB of vectors past which a segment gets an HNSW index "
+        f"(default {DEFAULT_INDEX_THRESHOLD_KB:,}; 0: never, every search scans exactly).",
+    )
 
     @model_validator(mode="after")
     def _one_mode(self) -> QdrantStoreConfig:
         mode = self.mode or self._infer_mode()
         given = {
             name
-            for name in ("path", "location", "url", "api_key", "timeout")
+            for name in ("path", "location", "url", "api_key", "timeout", "index_threshold_kb")
             if getattr(self, name) is not None
         }
         if self.prefer_grpc:
@@ -97,6 +106,12 @@ class QdrantStoreConfig(BaseModel):
     def edge_root(self) -> Path:
         """The folder holding one Qdrant Edge shard per collection."""
         return Path(self.path).expanduser() if self.path else memoweave_home() / "qdrant-edge"
+
+    def edge_index_threshold_kb(self) -> int:
+        """The indexing threshold of Qdrant Edge segments, in KB of vectors."""
+        if self.index_threshold_kb is None:
+            return DEFAULT_INDEX_THRESHOLD_KB
+        return self.index_threshold_kb
 
     @property
     def persistent(self) -> bool:

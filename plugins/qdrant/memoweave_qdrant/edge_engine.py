@@ -14,6 +14,12 @@ always complete; a drop renames it to ``<root>/.<name>.dropping-<uuid>/`` before
 Leftovers of either (a crash mid-way) hold no acknowledged data and are removed by the
 next ``open``. Open never deletes a collection: a folder without its metadata file is an
 error naming the repair (:meth:`EdgeEngine.repair` rebuilds the file from the shard).
+
+Scale: every shard, new or existing, is opened with :func:`memoweave_qdrant.edge_index.
+shard_config` (HNSW over int8-quantised vectors, original vectors and payloads on disk).
+The first write of an engine, then one write per quarter of a threshold's worth of points
+written, runs ``EdgeShard.optimize`` (a no-op taking microseconds unless a segment is
+past the threshold), so the write that fills the unindexed tail pays for its index.
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ from uuid import UUID
 
 from memoweave.errors import VectorStoreError
 from memoweave.providers.file_lock import ExclusiveFileLock
-from memoweave.providers.vector_store import Metric
+from memoweave.providers.vector_store import SCOPE_KEYS, Metric
+from memoweave_qdrant.edge_index import search_params, shard_config
 from memoweave_qdrant.engine import Engine, Row
 from memoweave_qdrant.filters import Clause, Condition, IsEmpty, Match, Range, Substring
 
@@ -40,16 +47,20 @@ _DISTANCES: dict[str, Metric] = {"Cosine": "cosine", "Dot": "dot", "Euclid": "eu
 
 
 class EdgeEngine(Engine):
-    """Qdrant Edge backend rooted at ``root`` (created on first use)."""
+    """Qdrant Edge backend rooted at ``root`` (created on first use); segments holding
+    more than ``index_threshold_kb`` of vectors get an HNSW index (0: never)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, index_threshold_kb: int) -> None:
         import numpy
         import qdrant_edge
 
         self._q = qdrant_edge
         self._np = numpy
         self._root = root
+        self._threshold_kb = index_threshold_kb
         self._shard: Any = None
+        self._optimize_every = 0
+        self._written = 0
         self._lock: ExclusiveFileLock | None = None
         self._lock_name: str | None = None
 
@@ -71,23 +82,38 @@ class EdgeEngine(Engine):
         self._remove_leftovers(name)
         if folder.exists():
             meta = self._read_meta(name)
-            self._shard = q.EdgeShard.load(str(folder / "shard"))
-            return int(meta["dims"]), meta["metric"]
-        if not create:
+            dims, metric = int(meta["dims"]), meta["metric"]
+        elif not create:
             raise LookupError(f"collection {name!r} does not exist")
+        else:
+            staging = self._root / f".{name}.creating-{uuid.uuid4().hex}"
+            staging.mkdir(parents=True)
+            shard = q.EdgeShard.create(str(staging / "shard"), self._config(dims, metric))
+            shard.close()
+            _write_json(staging / _META, {"dims": dims, "metric": metric})
+            os.replace(staging, folder)
+            _sync_dir(self._root)
+        # An existing shard gets the same configuration: Qdrant Edge checks dims and
+        # metric against it; its segments are indexed by the next optimisation.
+        self._shard = q.EdgeShard.load(str(folder / "shard"), self._config(dims, metric))
+        if self._threshold_kb:  # a quarter of a threshold's worth of points (4 B/dimension)
+            self._optimize_every = max(1, self._threshold_kb * 1024 // (dims * 4) // 4)
+            self._written = self._optimize_every  # the first write checks the shard
+        return dims, metric
+
+    def _config(self, dims: int, metric: Metric) -> Any:
+        q = self._q
         distance = {"cosine": q.Distance.Cosine, "dot": q.Distance.Dot}.get(
             metric, q.Distance.Euclid
         )
-        config = q.EdgeConfig(vectors=q.EdgeVectorParams(size=dims, distance=distance))
-        staging = self._root / f".{name}.creating-{uuid.uuid4().hex}"
-        staging.mkdir(parents=True)
-        shard = q.EdgeShard.create(str(staging / "shard"), config)
-        shard.close()
-        _write_json(staging / _META, {"dims": dims, "metric": metric})
-        os.replace(staging, folder)
-        _sync_dir(self._root)
-        self._shard = q.EdgeShard.load(str(folder / "shard"))
-        return dims, metric
+        return shard_config(q, dims, distance, self._threshold_kb)
+
+    def _wrote(self, points: int) -> None:
+        """Count ``points`` written; optimise the shard once enough have been."""
+        self._written += points
+        if self._optimize_every and self._written >= self._optimize_every:
+            self._written = 0
+            self._shard.optimize()
 
     def _read_meta(self, name: str) -> dict[str, Any]:
         meta_file = self._root / name / _META
@@ -160,16 +186,26 @@ class EdgeEngine(Engine):
     def ensure_indexes(
         self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str
     ) -> None:
+        """Create the missing payload indexes (existing ones are kept as they are). Only
+        the scope keys get extra graph links per value (HNSW search within one scope);
+        the other fields are only ever filters (``enable_hnsw=False``: no extra links)."""
         q = self._q
         existing = set(self._shard.info().payload_schema)
-        wanted = [(key, q.PayloadSchemaType.Keyword) for key in keyword_fields]
-        wanted += [(key, q.PayloadSchemaType.Float) for key in float_fields]
-        for key, schema in wanted:
+        wanted = [
+            (key, q.KeywordIndexParams(enable_hnsw=key in SCOPE_KEYS)) for key in keyword_fields
+        ]
+        wanted += [(key, q.FloatIndexParams(enable_hnsw=False)) for key in float_fields]
+        wanted.append(
+            (
+                text_field,
+                q.TextIndexParams(
+                    tokenizer=q.TokenizerType.Multilingual, scoring=True, enable_hnsw=False
+                ),
+            )
+        )
+        for key, params in wanted:
             if key not in existing:
-                self._shard.update(q.UpdateOperation.create_field_index(key, schema))
-        if text_field not in existing:
-            params = q.TextIndexParams(tokenizer=q.TokenizerType.Multilingual, scoring=True)
-            self._shard.update(q.UpdateOperation.create_field_index(text_field, params))
+                self._shard.update(q.UpdateOperation.create_field_index(key, params))
 
     def drop(self, name: str) -> None:
         self._close_shard()
@@ -199,16 +235,20 @@ class EdgeEngine(Engine):
         q = self._q
         batch = [q.Point(pid, vector, payload) for pid, vector, payload in points]
         self._shard.update(q.UpdateOperation.upsert_points(batch))
+        self._wrote(len(batch))
 
     def delete(self, ids: Sequence[UUID]) -> None:
         self._shard.update(self._q.UpdateOperation.delete_points(list(ids)))
+        self._wrote(len(ids))
 
     def set_vector(self, id: UUID, vector: list[float]) -> None:
         q = self._q
         self._shard.update(q.UpdateOperation.update_vectors([q.PointVectors(id, vector)]))
+        self._wrote(1)
 
     def set_payload(self, id: UUID, payload: dict[str, Any]) -> None:
         self._shard.update(self._q.UpdateOperation.overwrite_payload([id], payload))
+        self._wrote(1)
 
     # -- reads -----------------------------------------------------------------------
     def search(self, vector: list[float], limit: int, where: Clause | None) -> list[Row]:
@@ -218,6 +258,7 @@ class EdgeEngine(Engine):
             query=q.Query.Nearest(vector),
             filter=self._filter(where),
             with_payload=True,
+            params=search_params(q, limit),
         )
         return [_row(p, score=p.score) for p in self._shard.query(request)]
 

@@ -1,0 +1,126 @@
+"""Qdrant Edge at scale (issue 14): segments get an HNSW index over int8-quantised vectors
+from the writes that fill them; searches stay right (exact scores, filters), and a shard
+written before indexing existed keeps every point when the new code opens it."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memoweave.errors import ConfigError
+from memoweave.filters import parse_filter
+from memoweave.plugins import load_registry
+from memoweave.providers.vector_store import VectorRecord
+
+DIMS = 16
+
+
+def _vectors(n: int, seed: int = 7) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((n, DIMS)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _id(i: int) -> str:
+    return str(uuid.UUID(int=i + 1))
+
+
+def _records(vectors: np.ndarray, start: int = 0) -> list[VectorRecord]:
+    return [
+        VectorRecord(_id(start + i), v.tolist(), {"user_id": f"u{(start + i) % 2}", "n": start + i})
+        for i, v in enumerate(vectors)
+    ]
+
+
+def _info(store: Any) -> Any:
+    """The shard's own report (segments, indexed vectors)."""
+    return store._engine._shard.info()
+
+
+def test_writes_index_the_segments_they_fill_and_searches_stay_exact(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4}  # 64 vectors
+    store = qdrant_make_store(config)
+    store.ensure_collection("c", DIMS)
+    vectors = _vectors(900)
+    for lo in (0, 450):  # a check every 16 points: both batches optimise
+        store.upsert(_records(vectors[lo : lo + 450], lo))
+    assert _info(store).indexed_vectors_count == 900
+    store.delete([_id(i) for i in range(0, 300, 3)])
+    store.update(_id(1), payload={"user_id": "u1", "n": -1})
+    assert _info(store).points_count == 800
+    store.close()
+
+    again = qdrant_make_store(config)
+    again.ensure_collection("c", DIMS)
+    assert again.count() == 800
+    assert again.get([_id(1)])[0].payload == {"user_id": "u1", "n": -1}
+    assert again.get([_id(0), _id(3)]) == []
+    # exact scores and the original vectors survive quantisation
+    got = again.get([_id(800)], with_vectors=True)[0]
+    assert np.allclose(got.vector, vectors[800], atol=1e-6)
+    hits = again.search(vectors[800].tolist(), top_k=5, filter=parse_filter({"user_id": "u0"}))
+    assert hits[0].id == _id(800) and hits[0].score == pytest.approx(1.0, abs=1e-5)
+    assert all(h.payload["user_id"] == "u0" for h in hits)
+    kept = vectors[[i for i in range(900) if i % 2 == 0 and not (i < 300 and i % 3 == 0)]]
+    assert hits[4].score == pytest.approx(np.sort(kept @ vectors[800])[-5], abs=1e-5)
+
+
+def test_a_zero_threshold_never_indexes(qdrant_make_store: Any, tmp_path: Path) -> None:
+    store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 0})
+    store.ensure_collection("c", DIMS)
+    store.upsert(_records(_vectors(500)))
+    assert _info(store).indexed_vectors_count == 0
+
+
+def test_a_shard_written_before_indexing_keeps_every_point(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    """The layout and shard configuration of the previous release (no index settings)."""
+    import qdrant_edge as q
+
+    root = tmp_path / "edge"
+    folder = root / "old"
+    folder.mkdir(parents=True)
+    config = q.EdgeConfig(vectors=q.EdgeVectorParams(size=DIMS, distance=q.Distance.Cosine))
+    shard = q.EdgeShard.create(str(folder / "shard"), config)
+    vectors = _vectors(600, seed=3)
+    points = [
+        q.Point(uuid.UUID(_id(i)), v.tolist(), {"user_id": "u", "n": i})
+        for i, v in enumerate(vectors)
+    ]
+    shard.update(q.UpdateOperation.upsert_points(points))
+    shard.close()
+    (folder / "memoweave.json").write_text(json.dumps({"dims": DIMS, "metric": "cosine"}))
+
+    for indexed in (0, 601):  # opened as it is; a first write indexes it; reopened
+        store = qdrant_make_store({"path": str(root), "index_threshold_kb": 4})
+        store.ensure_collection("old", DIMS)
+        assert _info(store).indexed_vectors_count == indexed
+        if not indexed:
+            store.upsert(_records(_vectors(1, seed=5), 600))
+        assert store.count() == 601
+        records = store.get([_id(i) for i in range(600)], with_vectors=True)
+        assert [r.payload["n"] for r in records] == list(range(600))
+        assert np.allclose([r.vector for r in records], vectors, atol=1e-6)
+        store.close()
+    saved = json.loads((folder / "shard" / "edge_config.json").read_text())
+    assert saved["hnsw_config"]["m"] == 16 and "scalar" in saved["quantization_config"]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"path": "x", "index_threshold_kb": -1},
+        {"mode": "local", "path": "x", "index_threshold_kb": 10},
+        {"url": "http://localhost:6333", "index_threshold_kb": 10},
+    ],
+)
+def test_the_threshold_is_checked(config: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError):
+        load_registry().create("vector_store", "qdrant", config)

@@ -5,7 +5,10 @@ and rolled-back writes are seen by the next search."""
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -201,3 +204,41 @@ def test_interleaved_writes_of_two_connections_score_like_a_rebuild(tmp_path: Pa
     assert set(scores(first, ALICE, "Caroline Lisbon")) == {"a1", "a3"}
     for history in (first_db, second_db, fresh_db):
         history.close()
+
+
+QUERY_IN_NEW_PROCESS = """
+import json, sys
+from memoweave.index.keyword_index import KeywordIndex
+from memoweave.memory.history import HistoryStore
+from memoweave.memory.scope import Scope
+index = KeywordIndex(HistoryStore(sys.argv[1]))
+scope = Scope.of(user_id="alice", operation="test")
+hits = index.scores(sys.argv[2], scope, statuses=["active"], limit=10).hits
+print(json.dumps({"hits": hits, "lemmatizer_loaded": "simplemma" in sys.modules}))
+"""
+
+
+def test_a_query_of_indexed_words_needs_no_lemmatizer(tmp_path: Path) -> None:
+    history = HistoryStore(tmp_path / "h.db")
+    index = KeywordIndex(history)
+    docs = [doc("a1", "Caroline was painting boats"), doc("a2", "Caroline's children went home")]
+    with history.transaction() as conn:
+        index.upsert(conn, docs)
+    history.close()
+
+    def new_process(query: str) -> dict[str, Any]:
+        out = subprocess.run(
+            [sys.executable, "-c", QUERY_IN_NEW_PROCESS, str(tmp_path / "h.db"), query],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+    history = HistoryStore(tmp_path / "h.db")
+    for query in ("children painting", "Caroline went"):
+        here = KeywordIndex(history).scores(query, ALICE, statuses=["active"], limit=10).hits
+        seen = new_process(query)
+        assert [tuple(h) for h in seen["hits"]] == here and here
+        assert seen["lemmatizer_loaded"] is False
+    history.close()
+    unknown = new_process("boat paints")  # "paints" was never indexed: lemmatized here
+    assert unknown["lemmatizer_loaded"] is True and unknown["hits"][0][0] == "a1"

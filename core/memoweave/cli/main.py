@@ -1,43 +1,39 @@
-"""The ``memoweave`` command line: a click group; each command lives in its own module."""
+"""The ``memoweave`` command line: a click group; each command lives in its own module.
+
+Built-in commands are imported when they are run (``memoweave search`` imports the read
+commands only, not the demo, transfer or doctor modules) or listed (``--help``).
+"""
 
 from __future__ import annotations
 
 import click
 
 from memoweave import __version__
-from memoweave.cli.demo_cmd import demo
-from memoweave.cli.doctor_cmd import doctor
 from memoweave.cli.plugin_commands import PluginCommandGroup
-from memoweave.cli.plugins_cmd import plugins
-from memoweave.cli.read_cmds import get, history, list_memories, search
-from memoweave.cli.setup_cmds import init, reset
-from memoweave.cli.transfer_cmds import export_cmd, import_cmd
-from memoweave.cli.write_cmds import add, delete, update
+
+BUILTIN_COMMANDS: dict[str, str] = {
+    "init": "memoweave.cli.setup_cmds:init",
+    "add": "memoweave.cli.write_cmds:add",
+    "search": "memoweave.cli.read_cmds:search",
+    "list": "memoweave.cli.read_cmds:list_memories",
+    "get": "memoweave.cli.read_cmds:get",
+    "history": "memoweave.cli.read_cmds:history",
+    "update": "memoweave.cli.write_cmds:update",
+    "delete": "memoweave.cli.write_cmds:delete",
+    "reset": "memoweave.cli.setup_cmds:reset",
+    "export": "memoweave.cli.transfer_cmds:export_cmd",
+    "import": "memoweave.cli.transfer_cmds:import_cmd",
+    "demo": "memoweave.cli.demo_cmd:demo",
+    "doctor": "memoweave.cli.doctor_cmd:doctor",
+    "plugins": "memoweave.cli.plugins_cmd:plugins",
+}
+"""Command name -> ``module:attribute`` of its click command."""
 
 
-@click.group(cls=PluginCommandGroup)
+@click.group(cls=PluginCommandGroup, builtin_commands=BUILTIN_COMMANDS)
 @click.version_option(__version__, prog_name="memoweave")
 def main() -> None:
     """memoweave: long-term memory for LLM applications."""
-
-
-for _command in (
-    init,
-    add,
-    search,
-    list_memories,
-    get,
-    history,
-    update,
-    delete,
-    reset,
-    export_cmd,
-    import_cmd,
-    demo,
-    doctor,
-    plugins,
-):
-    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

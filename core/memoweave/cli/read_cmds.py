@@ -16,13 +16,6 @@ from memoweave.cli.common import (
     scope_options,
     server_option,
 )
-from memoweave.cli.render import (
-    history_table,
-    make_console,
-    memories_table,
-    relations_table,
-    search_table,
-)
 from memoweave.errors import NotFound
 
 
@@ -64,6 +57,8 @@ def search(
     if as_json:
         echo_json(result)
         return
+    from memoweave.cli.render import make_console, relations_table, search_table  # rich: terminal
+
     console = make_console()
     console.print(search_table(result["results"], title=f"Search: {query}", explain=explain))
     if result.get("relations"):
@@ -102,6 +97,8 @@ def list_memories(
     if as_json:
         echo_json(result)
         return
+    from memoweave.cli.render import make_console, memories_table
+
     console = make_console()
     console.print(memories_table(result["results"], title="Memories"))
     if result["next_cursor"]:
@@ -131,6 +128,8 @@ def get(
     if as_json:
         echo_json(item)
         return
+    from memoweave.cli.render import make_console, memories_table
+
     make_console().print(memories_table([item], title="Memory"))
 
 
@@ -158,4 +157,6 @@ def history(
     if as_json:
         echo_json(events)
         return
+    from memoweave.cli.render import history_table, make_console
+
     make_console().print(history_table(events, title=f"History of {memory_id}"))

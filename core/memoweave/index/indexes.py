@@ -28,9 +28,14 @@ class SideIndexes:
     @classmethod
     def open(cls, history: Database, *, keyword: bool) -> SideIndexes:
         """Create the tables if needed; ``keyword=False`` skips the keyword index."""
-        if keyword:
-            preload()  # the first search tokenises its query
         return cls(KeywordIndex(history) if keyword else None, EntityIndex(history))
+
+    def will_write(self) -> None:
+        """Start loading what indexing needs (the lemma dictionary) on another thread, so
+        a write's tokenisation rarely waits for it (searches need it only for words never
+        indexed; a command that only searches never loads it)."""
+        if self.keyword is not None:
+            preload()
 
     def upsert(self, conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:
         """Inside a transaction: (re)index ``docs``."""

@@ -37,7 +37,7 @@ from memoweave.index.keyword_postings import (
 )
 from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
 from memoweave.index.scope_cache import ScopeCache, ScopeId, Version, chunks, scope_id
-from memoweave.index.tokenize import tokenize
+from memoweave.index.tokenize import lemma_words, lemmas, lemmatizer_id, tokenize
 
 _SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS keyword_fts USING fts5("
@@ -49,6 +49,9 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS keyword_docs_agent ON keyword_docs(agent_id, status)",
     "CREATE INDEX IF NOT EXISTS keyword_docs_run ON keyword_docs(run_id, status)",
     "CREATE TABLE IF NOT EXISTS index_meta (name TEXT PRIMARY KEY, version INTEGER NOT NULL)",
+    # every word indexed and its lemma, so a query need not load the lemmatizer
+    "CREATE TABLE IF NOT EXISTS keyword_lemmas (lemmatizer TEXT NOT NULL, word TEXT NOT NULL, "
+    "lemma TEXT NOT NULL, PRIMARY KEY (lemmatizer, word)) WITHOUT ROWID",
     # every (token, memory rowid) occurrence, for BM25 of scopes too large to cache
     "CREATE VIRTUAL TABLE IF NOT EXISTS keyword_vocab USING fts5vocab(keyword_fts, 'instance')",
 )
@@ -113,7 +116,14 @@ class KeywordIndex:
         """Inside a transaction: index ``docs``, replacing earlier rows of the same ids."""
         docs = list(docs)
         old = self._remove(conn, [d.memory_id for d in docs])
-        rows = [(d, tokenize(d.text)) for d in docs]
+        words = {w for d in docs for w in lemma_words(d.text)}
+        lemmatizer, known = lemmas(words)
+        known.update(lemmas(set(known.values()) - words)[1])  # queries often use the lemma
+        rows = [(d, tokenize(d.text, known)) for d in docs]
+        conn.executemany(
+            "INSERT OR IGNORE INTO keyword_lemmas(lemmatizer, word, lemma) VALUES (?, ?, ?)",
+            [(lemmatizer, word, lemma) for word, lemma in known.items()],
+        )
         conn.executemany(
             "INSERT INTO keyword_docs(memory_id, user_id, agent_id, run_id, status, length) "
             "VALUES (?, ?, ?, ?, ?, ?)",
@@ -186,6 +196,7 @@ class KeywordIndex:
         with self._history.transaction() as conn:
             conn.execute("DELETE FROM keyword_fts")
             conn.execute("DELETE FROM keyword_docs")
+            conn.execute("DELETE FROM keyword_lemmas")
             self._cache.touch_all(conn)
 
     def search(
@@ -201,8 +212,10 @@ class KeywordIndex:
     ) -> KeywordScores:
         """The ``limit`` memories of ``scope`` with the best BM25 for ``text``, the query's
         ceiling and the scorer of other ids (see :class:`KeywordScores`)."""
-        tokens = list(dict.fromkeys(tokenize(text)))[:MAX_QUERY_TOKENS]
-        if not tokens or not statuses or limit <= 0:
+        if not statuses or limit <= 0:
+            return KeywordScores([], 0.0, _no_scores)
+        tokens = list(dict.fromkeys(tokenize(text, self._known_lemmas(text))))[:MAX_QUERY_TOKENS]
+        if not tokens:
             return KeywordScores([], 0.0, _no_scores)
         keys = scope.as_dict()
         where = " AND ".join(
@@ -223,6 +236,19 @@ class KeywordIndex:
         scored = {i: s for i, s in scored.items() if s > 0}
         hits = heapq.nsmallest(limit, scored.items(), key=lambda pair: (-pair[1], pair[0]))
         return KeywordScores(hits, ceiling, lambda ids: {i: scored[i] for i in ids if i in scored})
+
+    def _known_lemmas(self, text: str) -> dict[str, str]:
+        """The lemmas of ``text``'s words that the index has seen (by this lemmatizer)."""
+        words = sorted(lemma_words(text))[: 4 * MAX_QUERY_TOKENS]
+        if not words:
+            return {}
+        with self._history.snapshot() as conn:
+            rows = conn.execute(
+                "SELECT word, lemma FROM keyword_lemmas WHERE lemmatizer = ? AND word IN "
+                f"({', '.join('?' * len(words))})",
+                [lemmatizer_id(), *words],
+            ).fetchall()
+        return dict(rows)
 
     @staticmethod
     def _build(

@@ -4,13 +4,19 @@ Latin-script text: lowercased word tokens, reduced to a lemma with ``simplemma``
 is installed (pure Python, English by default), else a light suffix stripper; stop words
 dropped. Chinese, Japanese and Korean text has no spaces: each run of CJK characters
 becomes its overlapping character bigrams (and the single character for a run of one).
+
+Loading simplemma's dictionary costs ~0.15-0.6 s, so a query need not: :func:`tokenize`
+takes the lemmas already known (the keyword index keeps every word it indexed with its
+lemma, under :func:`lemmatizer_id`), and loads the dictionary only for another word.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -33,15 +39,31 @@ def _strip_suffix(word: str) -> str:
 _LOADING = threading.Lock()
 
 
+_SUFFIX_ID = "suffix-1"
+
+
 @lru_cache(maxsize=1)
-def _lemmatizer() -> Callable[[str], str]:
+def lemmatizer_id() -> str:
+    """Which lemmatizer :func:`tokenize` uses, without loading it: ``simplemma <version>
+    en`` when simplemma is installed, else the suffix stripper's id."""
+    if importlib.util.find_spec("simplemma") is None:
+        return _SUFFIX_ID
+    try:
+        return f"simplemma {importlib.metadata.version('simplemma')} en"
+    except importlib.metadata.PackageNotFoundError:
+        return "simplemma en"
+
+
+@lru_cache(maxsize=1)
+def _lemmatizer() -> tuple[str, Callable[[str], str]]:
+    """The loaded lemmatizer and its id (the suffix stripper's if simplemma fails)."""
     with _LOADING:  # one dictionary load, even when preload() runs it on another thread
         try:
             import simplemma
         except ImportError:
-            return _strip_suffix
+            return _SUFFIX_ID, _strip_suffix
         simplemma.lemmatize("loading", lang="en")  # reads the English dictionary (~0.5 s)
-    return lambda word: str(simplemma.lemmatize(word, lang="en")).lower()
+    return lemmatizer_id(), lambda word: str(simplemma.lemmatize(word, lang="en")).lower()
 
 
 def preload() -> None:
@@ -53,20 +75,38 @@ def preload() -> None:
 
 @lru_cache(maxsize=65536)
 def _lemma(word: str) -> str:
-    return _lemmatizer()(word)
+    return _lemmatizer()[1](word)
 
 
-def tokenize(text: str) -> list[str]:
-    """The keyword tokens of ``text`` (lemmas and CJK bigrams), in order."""
-    tokens: list[str] = []
+def lemmas(words: Iterator[str] | list[str] | set[str]) -> tuple[str, dict[str, str]]:
+    """The loaded lemmatizer's id and the lemma of each of ``words`` (loads it)."""
+    return _lemmatizer()[0], {word: _lemma(word) for word in words}
+
+
+def _pieces(text: str) -> Iterator[tuple[bool, str]]:
+    """(needs a lemma, token or word) of ``text``, in order."""
     for match in _WORD.finditer(text.lower()):
         word = match.group()
         if _CJK.search(word):
             for run in _CJK.findall(word):
-                tokens.extend(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+                yield from ((False, run[i : i + 2]) for i in range(max(1, len(run) - 1)))
             for rest in _CJK.split(word):
                 if rest and rest not in STOP_WORDS:
-                    tokens.append(_lemma(rest))
+                    yield True, rest
         elif word not in STOP_WORDS:
-            tokens.append(_lemma(word))
-    return tokens
+            yield True, word
+
+
+def lemma_words(text: str) -> set[str]:
+    """The words of ``text`` that :func:`tokenize` reduces to a lemma."""
+    return {piece for needs, piece in _pieces(text) if needs}
+
+
+def tokenize(text: str, known: Mapping[str, str] | None = None) -> list[str]:
+    """The keyword tokens of ``text`` (lemmas and CJK bigrams), in order; ``known`` maps
+    words to their lemmas by :func:`lemmatizer_id` (the others are lemmatized here)."""
+    known = known or {}
+    return [
+        (known[piece] if piece in known else _lemma(piece)) if needs else piece
+        for needs, piece in _pieces(text)
+    ]

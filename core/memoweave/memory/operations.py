@@ -105,6 +105,8 @@ class MemoryOperations:
         strategy = select_strategy(
             self.providers, infer=infer, memory_type=memory_type, scope=scope
         )
+        if self.providers.indexes is not None:
+            self.providers.indexes.will_write()
         yield from self.ensure_ready()
         ctx = WriteContext(
             scope=scope,

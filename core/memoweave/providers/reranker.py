@@ -26,6 +26,13 @@ class RankedDocument:
     score: float
 
 
+def ranked(documents: Sequence[str], scores: Sequence[float], top_k: int) -> list[RankedDocument]:
+    """The contract's answer from one score per document: the ``top_k`` best, highest score
+    first, equal scores in input order."""
+    order = sorted(range(len(documents)), key=lambda i: (-scores[i], i))
+    return [RankedDocument(index=i, text=documents[i], score=scores[i]) for i in order[:top_k]]
+
+
 class Reranker(ABC):
     """Reorders candidate documents by relevance to a query."""
 

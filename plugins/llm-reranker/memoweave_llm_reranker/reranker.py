@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from memoweave.errors import LLMError, RerankerError, ValidationError
 from memoweave.providers.llm import LLM, Message
-from memoweave.providers.reranker import RankedDocument, Reranker
+from memoweave.providers.reranker import RankedDocument, Reranker, ranked
 from memoweave_llm_reranker.config import LLMRerankerConfig
 from memoweave_llm_reranker.parsing import UnusableAnswer, parse_scores
 from memoweave_llm_reranker.prompt import build_messages, repair_messages, score_schema
@@ -55,8 +55,7 @@ class LLMReranker(Reranker):
         if self._closed:
             raise RerankerError("the reranker is closed", hint="Create a new one after close().")
         scores = self._scores(query, docs)
-        order = sorted(range(len(docs)), key=lambda i: (-scores[i], i))
-        return [RankedDocument(index=i, text=docs[i], score=scores[i]) for i in order[:top_k]]
+        return ranked(docs, scores, top_k)
 
     def _scores(self, query: str, docs: list[str]) -> list[float]:
         n = len(docs)

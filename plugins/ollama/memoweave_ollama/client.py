@@ -8,12 +8,12 @@ show the URL actually used.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import Any
 from urllib.parse import urlsplit
 
 from memoweave.errors import ConfigError
+from memoweave.providers.sdk_clients import SdkClients
 from memoweave_ollama.config import OllamaConnectionConfig
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -81,22 +81,13 @@ def build_client(config: OllamaConnectionConfig, *, asynchronous: bool = False) 
     return client, url
 
 
-class OllamaTransport:
+class OllamaTransport(SdkClients):
     """The requests a provider makes, each with its native async twin (``chat`` →
     ``achat``): the sync client built now, one ``AsyncClient`` per event loop on use."""
 
     def __init__(self, config: OllamaConnectionConfig) -> None:
-        self._config = config
-        self.client, self.url = build_client(config)
-        self._aclient: Any = None
-        self._aloop: Any = None
-
-    def _async_client(self) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._aclient is None or self._aloop is not loop:
-            self._aclient, _ = build_client(self._config, asynchronous=True)
-            self._aloop = loop
-        return self._aclient
+        client, self.url = build_client(config)
+        super().__init__(client, lambda: build_client(config, asynchronous=True)[0])
 
     def chat(self, **request: Any) -> Any:
         """``Client.chat(**request)``."""
@@ -104,7 +95,7 @@ class OllamaTransport:
 
     async def achat(self, **request: Any) -> Any:
         """``await AsyncClient.chat(**request)``."""
-        return await self._async_client().chat(**request)
+        return await self.async_client().chat(**request)
 
     def embed(self, **request: Any) -> Any:
         """``Client.embed(**request)``."""
@@ -112,18 +103,7 @@ class OllamaTransport:
 
     async def aembed(self, **request: Any) -> Any:
         """``await AsyncClient.embed(**request)``."""
-        return await self._async_client().embed(**request)
-
-    def close(self) -> None:
-        """Close the sync client's connections."""
-        self.client.close()
-
-    async def aclose(self) -> None:
-        """Close both clients' connections."""
-        if self._aclient is not None:
-            await self._aclient.close()
-            self._aclient = None
-        self.close()
+        return await self.async_client().embed(**request)
 
 
 __all__ = [

@@ -14,7 +14,7 @@ from typing import Any
 
 from memoweave.errors import MemoweaveError, RerankerError
 from memoweave.providers.checks import check_query, check_texts, check_top_k
-from memoweave.providers.reranker import RankedDocument, Reranker
+from memoweave.providers.reranker import RankedDocument, Reranker, ranked
 from memoweave_onnx._resources import cross_encoder_dir
 from memoweave_onnx.config import OnnxCrossEncoderConfig
 from memoweave_onnx.runtime import batch_feed, import_runtime, load_session, load_tokenizer
@@ -60,8 +60,7 @@ class OnnxCrossEncoder(Reranker):
                 f"onnxruntime failed to score {len(docs)} documents: {exc}",
                 details={"model": str(self.model_path)},
             ) from exc
-        order = sorted(range(len(docs)), key=lambda i: (-scores[i], i))
-        return [RankedDocument(index=i, text=docs[i], score=scores[i]) for i in order[:top_k]]
+        return ranked(docs, scores, top_k)
 
     def _scores(self, query: str, docs: list[str]) -> list[float]:
         np = self._np

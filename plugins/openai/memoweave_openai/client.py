@@ -10,13 +10,13 @@ The SDK's own retries are disabled: :mod:`memoweave_openai.retry` does them.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlparse
 
 from memoweave.errors import ConfigError
+from memoweave.providers.sdk_clients import SdkClients
 from memoweave_openai.config import ConnectionConfig
 
 OPENAI_URL = "https://api.openai.com/v1"
@@ -105,22 +105,13 @@ def build_client(config: ConnectionConfig, *, asynchronous: bool = False) -> tup
     return client, endpoint
 
 
-class OpenAITransport:
+class OpenAITransport(SdkClients):
     """The requests a provider makes, each with its native async twin (``chat`` →
     ``achat``): the sync client built now (resolving the key), the async one per loop."""
 
     def __init__(self, config: ConnectionConfig) -> None:
-        self._config = config
-        self.client, self.endpoint = build_client(config)
-        self._aclient: Any = None
-        self._aloop: Any = None
-
-    def _async_client(self) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._aclient is None or self._aloop is not loop:
-            self._aclient, _ = build_client(self._config, asynchronous=True)
-            self._aloop = loop
-        return self._aclient
+        client, self.endpoint = build_client(config)
+        super().__init__(client, lambda: build_client(config, asynchronous=True)[0])
 
     def chat(self, **params: Any) -> Any:
         """``client.chat.completions.create(**params)``."""
@@ -128,7 +119,7 @@ class OpenAITransport:
 
     async def achat(self, **params: Any) -> Any:
         """``await AsyncOpenAI.chat.completions.create(**params)``."""
-        return await self._async_client().chat.completions.create(**params)
+        return await self.async_client().chat.completions.create(**params)
 
     def embeddings(self, **params: Any) -> Any:
         """``client.embeddings.create(**params)``."""
@@ -136,18 +127,7 @@ class OpenAITransport:
 
     async def aembeddings(self, **params: Any) -> Any:
         """``await AsyncOpenAI.embeddings.create(**params)``."""
-        return await self._async_client().embeddings.create(**params)
-
-    def close(self) -> None:
-        """Close the sync client's connections."""
-        self.client.close()
-
-    async def aclose(self) -> None:
-        """Close both clients' connections."""
-        if self._aclient is not None:
-            await self._aclient.close()
-            self._aclient = None
-        self.close()
+        return await self.async_client().embeddings.create(**params)
 
 
 __all__ = [

@@ -7,7 +7,7 @@ from typing import Any
 
 from memoweave.errors import MemoweaveError, RerankerError
 from memoweave.providers.checks import check_query, check_texts, check_top_k
-from memoweave.providers.reranker import RankedDocument, Reranker
+from memoweave.providers.reranker import RankedDocument, Reranker, ranked
 from memoweave_sentence_transformers._loading import (
     import_sentence_transformers,
     load_failure,
@@ -55,8 +55,7 @@ class CrossEncoderReranker(Reranker):
         if self._closed:
             raise RerankerError("the reranker is closed", hint="Create a new one after close().")
         scores = self._scores(query, docs)
-        order = sorted(range(len(docs)), key=lambda i: (-scores[i], i))
-        return [RankedDocument(index=i, text=docs[i], score=scores[i]) for i in order[:top_k]]
+        return ranked(docs, scores, top_k)
 
     def _scores(self, query: str, docs: list[str]) -> list[float]:
         try:

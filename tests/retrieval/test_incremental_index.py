@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from memoweave.index import keyword_postings
 from memoweave.index.entity_index import EntityIndex
 from memoweave.index.keyword_index import KeywordDoc, KeywordIndex
 from memoweave.memory.history import HistoryStore
@@ -71,8 +72,12 @@ def rebuilt(history_path: Path) -> dict[Any, Any]:
         history.close()
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_incremental_caches_score_like_a_rebuild(tmp_path: Path, seed: int) -> None:
+@pytest.mark.parametrize(("seed", "cap"), [(1, 20_000), (2, 20_000), (3, 20_000), (4, 3)])
+def test_incremental_caches_score_like_a_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, cap: int
+) -> None:
+    """``cap``: scopes larger than this are ranked inside SQLite (statistics-only entries)."""
+    monkeypatch.setattr(keyword_postings, "CACHE_MAX_DOCS", cap)
     rng = random.Random(seed)
     path = tmp_path / "history.db"
     history = HistoryStore(path)

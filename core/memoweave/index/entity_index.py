@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memoweave.index import keyword_postings
 from memoweave.index.contracts import Database, ScopeKeys
@@ -19,7 +19,7 @@ from memoweave.index.entities import extract_entities
 from memoweave.index.keyword_index import KeywordDoc
 from memoweave.index.keyword_postings import CACHE_TOTAL_DOCS
 from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
-from memoweave.index.scope_cache import ScopeCache, Version, chunks, scope_id
+from memoweave.index.scope_cache import STALE, ScopeCache, ScopeId, Version, chunks, scope_id
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS entity_links (memory_id TEXT NOT NULL, entity TEXT NOT NULL, "
@@ -50,12 +50,14 @@ class EntityMatches:
 @dataclass
 class ScopeLinks:
     """One scope's memories with entities (``total``) and, for a scope small enough to
-    hold, its links by entity (``None`` otherwise); changed in place by this process's
-    writes (see :mod:`memoweave.index.scope_cache`)."""
+    hold, its links by entity (``None`` otherwise; ``df`` then remembers how many memories
+    mention each entity searches asked for); changed in place by this process's writes
+    (see :mod:`memoweave.index.scope_cache`)."""
 
     version: Version
     total: int
     by_entity: dict[str, set[str]] | None
+    df: dict[str, int] = field(default_factory=dict)
 
     @property
     def held(self) -> int:
@@ -68,6 +70,7 @@ class ScopeLinks:
             return
         self.total += 1
         if self.by_entity is None:
+            self._count(entities, 1)
             return
         if self.total > keyword_postings.CACHE_MAX_DOCS:
             self.by_entity = None
@@ -81,12 +84,26 @@ class ScopeLinks:
             return
         self.total -= 1
         if self.by_entity is None:
+            self._count(entities, -1)
+            if self.total <= keyword_postings.CACHE_MAX_DOCS:  # as a rebuild would hold it
+                self.version = STALE
             return
         for entity in entities:
             linked = self.by_entity[entity]
             linked.discard(memory_id)
             if not linked:
                 del self.by_entity[entity]
+
+    def _count(self, entities: Sequence[str], change: int) -> None:
+        for entity in entities:
+            if entity in self.df:
+                self.df[entity] += change
+
+    def remember_df(self, df: dict[str, int]) -> None:
+        """Remember entity counts read from the table (as of this entry's version)."""
+        if len(self.df) + len(df) > keyword_postings.MAX_KNOWN_DF:
+            self.df.clear()
+        self.df.update(df)
 
 
 Links = dict[str, tuple[KeywordDoc, list[str]]]
@@ -189,9 +206,12 @@ class EntityIndex:
             if links.by_entity is not None:
                 found = {e: links.by_entity[e] for e in entities if e in links.by_entity}
                 df = {e: len(ids) for e, ids in found.items()}
-                rows = [(i, e) for i in memory_ids for e, ids in found.items() if i in ids]
+                asked = dict.fromkeys(memory_ids)
+                rows = [(i, e) for i in asked for e, ids in found.items() if i in ids]
             else:
-                df, rows = self._match_sql(conn, entities, memory_ids, where, base)
+                df, rows = self._match_sql(
+                    conn, entities, memory_ids, where, base, links, scope_id(keys), statuses
+                )
         if not df:
             return EntityMatches({}, {})
         norm = math.log(1 + max(total, 1))
@@ -227,24 +247,36 @@ class EntityIndex:
         memory_ids: Sequence[str],
         where: str,
         base: Sequence[object],
+        links: ScopeLinks,
+        scope: ScopeId,
+        statuses: Sequence[str],
     ) -> tuple[dict[str, int], list[tuple[str, str]]]:
-        """(df of each entity found, (memory id, entity) links of ``memory_ids``) read
-        from the table, for scopes too large to hold."""
-        df = dict(
-            conn.execute(
-                f"SELECT entity, COUNT(*) FROM entity_links WHERE {_in('entity', entities)} "
-                f"AND {where} GROUP BY entity",
-                [*entities, *base],
+        """(count of each entity found, (memory id, entity) links of ``memory_ids``) read
+        from the table, for scopes too large to hold; an entity's count is read once per
+        entry (the entry keeps it current)."""
+        unknown = [e for e in dict.fromkeys(entities) if e not in links.df]
+        if unknown:
+            counted = conn.execute(
+                "SELECT entity, COUNT(*) FROM entity_links INDEXED BY entity_links_entity "
+                f"WHERE {_in('entity', unknown)} AND {where} GROUP BY entity",
+                [*unknown, *base],
             ).fetchall()
-        )
+            links.remember_df({**dict.fromkeys(unknown, 0), **dict(counted)})
+        df = {e: links.df[e] for e in entities if links.df[e]}
         if not df:
             return {}, []
-        rows = conn.execute(
-            f"SELECT memory_id, entity FROM entity_links WHERE {_in('memory_id', memory_ids)} "
-            f"AND {_in('entity', list(df))}",
-            [*memory_ids, *df],
+        asked = list(dict.fromkeys(memory_ids))
+        rows = conn.execute(  # by the primary key; the scope is checked here, not by SQLite
+            "SELECT memory_id, entity, user_id, agent_id, run_id, status FROM entity_links "
+            f"WHERE {_in('memory_id', asked)} AND {_in('entity', list(df))}",
+            [*asked, *df],
         ).fetchall()
-        return df, rows
+        return df, [
+            (memory_id, entity)
+            for memory_id, entity, *ids, status in rows
+            if status in statuses
+            and all(v == w for v, w in zip(ids, scope, strict=True) if w is not None)
+        ]
 
     def reset(self) -> None:
         """Remove every link."""

@@ -279,25 +279,35 @@ class KeywordIndex:
         """The best ``limit`` of the scope's memories holding one of ``tokens`` (the path
         of scopes too large to hold), ranked inside SQLite: FTS5's token instances
         (``keyword_vocab``) joined to the scope's ``keyword_docs`` rows, so the work is
-        that of the matches, in C, and Python only receives the top ``limit``."""
-        marks = ", ".join("?" * len(tokens))
-        matches = (  # (memory id, token, term frequency, length) of each matching memory
-            "SELECT d.memory_id AS memory_id, v.term AS term, COUNT(*) AS tf, "
-            "d.length AS length FROM keyword_vocab AS v JOIN keyword_docs AS d "
-            f"ON d.rowid = v.doc WHERE v.term IN ({marks}) AND {where} GROUP BY v.doc, v.term"
-        )
-        found = [*tokens, *params]
-        df = conn.execute(f"SELECT term, COUNT(*) FROM ({matches}) GROUP BY term", found)
+        that of the matches, in C, and Python only receives the top ``limit``. A token's
+        document frequency is read once per entry (the entry keeps it current)."""
+
+        def matches(terms: list[str]) -> str:  # (memory id, token, tf, length) of each match
+            return (
+                "SELECT d.memory_id AS memory_id, v.term AS term, COUNT(*) AS tf, "
+                "d.length AS length FROM keyword_vocab AS v JOIN keyword_docs AS d "
+                f"ON d.rowid = v.doc WHERE v.term IN ({', '.join('?' * len(terms))}) "
+                f"AND {where} GROUP BY v.doc, v.term"
+            )
+
+        unknown = [t for t in tokens if t not in entry.df]
+        if unknown:
+            counted = conn.execute(
+                f"SELECT term, COUNT(*) FROM ({matches(unknown)}) GROUP BY term",
+                [*unknown, *params],
+            ).fetchall()
+            entry.remember_df({**dict.fromkeys(unknown, 0), **dict(counted)})
         docs, avg_length = entry.docs, entry.avg_length
-        matching = dict(df.fetchall())
-        ceiling = bm25_ceiling(docs, [matching.get(t, 0) for t in tokens])
-        idf = {t: bm25_idf(docs, matching[t]) for t in tokens if t in matching}
+        matching = {t: entry.df[t] for t in tokens}
+        ceiling = bm25_ceiling(docs, list(matching.values()))
+        idf = {t: bm25_idf(docs, n) for t, n in matching.items() if n}
         if not idf:
             return KeywordScores([], ceiling, _no_scores)
+        found = [*idf, *params]
         weight = "CASE term " + " ".join("WHEN ? THEN ?" for _ in idf) + " END"
         tf = f"tf * {K1 + 1} / (tf + {K1} * ({1 - B} + {B} * length / ?))"  # bm25_tf
         rows = conn.execute(
-            f"SELECT memory_id, SUM(({weight}) * {tf}) AS score FROM ({matches}) "
+            f"SELECT memory_id, SUM(({weight}) * {tf}) AS score FROM ({matches(list(idf))}) "
             "GROUP BY memory_id HAVING score > 0 ORDER BY score DESC, memory_id LIMIT ?",
             [*(x for pair in idf.items() for x in pair), avg_length, *found, limit],
         ).fetchall()

@@ -17,15 +17,17 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from memoweave.index.scope_cache import Version
+from memoweave.index.scope_cache import STALE, Version
 
 K1, B = 1.2, 0.75
 CACHE_MAX_DOCS = 20_000
 """Scopes with more documents than this are scored from FTS5 matches per query instead."""
 CACHE_TOTAL_DOCS = 200_000
 """Documents held over all cached scopes, at most (least recently searched dropped first)."""
+MAX_KNOWN_DF = 100_000
+"""Document frequencies a statistics-only entry remembers, at most."""
 
 
 def bm25_idf(docs: int, matching: int) -> float:
@@ -59,13 +61,15 @@ def average_length(docs: int, total_length: int) -> float:
 @dataclass
 class ScopeDocs:
     """One scope's documents as BM25 reads them (see the module docstring);
-    ``postings`` and ``lengths`` are ``None`` for a scope too large to hold."""
+    ``postings`` and ``lengths`` are ``None`` for a scope too large to hold, whose ``df``
+    remembers the document frequency of the tokens searches asked for (kept by writes)."""
 
     version: Version
     docs: int
     total_length: int
     postings: dict[str, dict[str, int]] | None
     lengths: dict[str, int] | None
+    df: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -95,6 +99,7 @@ class ScopeDocs:
         self.docs += 1
         self.total_length += len(tokens)
         if self.postings is None or self.lengths is None:
+            self._count(tokens, 1)
             return
         if self.docs > CACHE_MAX_DOCS:
             self.postings = self.lengths = None
@@ -112,6 +117,9 @@ class ScopeDocs:
         self.docs -= 1
         self.total_length -= len(tokens)
         if self.postings is None or self.lengths is None:
+            self._count(tokens, -1)
+            if self.docs <= CACHE_MAX_DOCS:  # small enough to hold again: as a rebuild would
+                self.version = STALE
             return
         del self.lengths[memory_id]
         for token in set(tokens):
@@ -119,6 +127,17 @@ class ScopeDocs:
             del found[memory_id]
             if not found:
                 del self.postings[token]
+
+    def _count(self, tokens: list[str], change: int) -> None:
+        for token in set(tokens):
+            if token in self.df:
+                self.df[token] += change
+
+    def remember_df(self, df: dict[str, int]) -> None:
+        """Remember document frequencies read from the tables (as of this entry's version)."""
+        if len(self.df) + len(df) > MAX_KNOWN_DF:
+            self.df.clear()
+        self.df.update(df)
 
     def matching(self, tokens: list[str]) -> list[int]:
         """How many documents contain each of ``tokens``."""

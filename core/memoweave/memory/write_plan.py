@@ -59,6 +59,7 @@ from memoweave.providers.vector_store import (
     StoredRecord,
     VectorRecord,
 )
+from memoweave.retrieval.neighbours import TURN_POSITION_KEY
 from memoweave.retrieval.profiles import KIND_FACT, MEMORY_KIND_KEY
 
 
@@ -381,6 +382,8 @@ class _Builder:
                 payload["actor_id"] = action.actor_id
             if action.role:
                 payload["role"] = action.role
+            if action.position is not None:
+                payload[TURN_POSITION_KEY] = list(action.position)
         payload[MEMORY_KIND_KEY] = action.kind if isinstance(action, AddMemory) else KIND_FACT
         if replaced:
             payload["supersedes"] = list(replaced)

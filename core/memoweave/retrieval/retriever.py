@@ -48,6 +48,7 @@ from memoweave.retrieval.entity_signal import entity_scores
 from memoweave.retrieval.fusion import fuse_calibrated, fuse_rrf, signal_value
 from memoweave.retrieval.graph import GraphContext, graph_context, graph_hits, graph_relations
 from memoweave.retrieval.keyword import keyword_payloads, keyword_scores, keyword_scores_of
+from memoweave.retrieval.neighbours import neighbour_scores
 from memoweave.retrieval.profiles import KIND_FACT, PROFILES, SIGNALS, Profile, profile_of
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
 from memoweave.runtime.steps import Steps, call, gather
@@ -145,15 +146,30 @@ class Retriever:
         if settings.fusion == "rrf":
             fuse_rrf(candidates, self._weights(PROFILES[KIND_FACT]), settings.rrf_k)
         else:
-            for cand in candidates.values():
-                profile = profile_of(cand.payload)
-                fuse_calibrated(cand, self._weights(profile), profile.bias)
+            self._fuse_calibrated(candidates)
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.id))
         if threshold is not None:
             ranked = [c for c in ranked if c.score >= threshold]
         if rerank and self._reranker is not None and ranked:
             ranked = yield from self._rerank(query, ranked[: settings.rerank_top_n])
         return ranked[:top_k]
+
+    def _fuse_calibrated(self, candidates: dict[str, Candidate]) -> None:
+        """Calibrated fusion; then turns whose neighbours scored get the neighbour signal
+        (their first-pass scores, :mod:`.neighbours`) and are fused again with it."""
+        for cand in candidates.values():
+            profile = profile_of(cand.payload)
+            fuse_calibrated(cand, self._weights(profile), profile.bias)
+        if not any(p.neighbour > 0 for p in PROFILES.values()):
+            return
+        near = neighbour_scores(candidates)
+        record(candidates, "neighbour", near)
+        for memory_id in near:
+            cand = candidates[memory_id]
+            signal = cand.signals["neighbour"]
+            signal.value = signal.score  # a fused score: already in [0, 1]
+            profile = profile_of(cand.payload)
+            fuse_calibrated(cand, self._weights(profile), profile.bias)
 
     def _weights(self, profile: Profile) -> dict[str, float]:
         """Each signal's weight: the profile's fitted one unless the settings set it; the

@@ -35,7 +35,7 @@ from uuid import UUID
 
 from memoweave.errors import VectorStoreError
 from memoweave.providers.file_lock import ExclusiveFileLock
-from memoweave.providers.vector_store import SCOPE_KEYS, Metric
+from memoweave.providers.vector_store import HASH_KEY, SCOPE_KEYS, Metric
 from memoweave_qdrant.edge_index import search_params, shard_config
 from memoweave_qdrant.engine import Engine, Row
 from memoweave_qdrant.filters import Clause, Condition, IsEmpty, Match, Range, Substring
@@ -188,21 +188,26 @@ class EdgeEngine(Engine):
     ) -> None:
         """Create the missing payload indexes (existing ones are kept as they are). Only
         the scope keys get extra graph links per value (HNSW search within one scope);
-        the other fields are only ever filters (``enable_hnsw=False``: no extra links)."""
+        the other fields are only ever filters (``enable_hnsw=False``). The indexes no
+        read uses (the hash, looked up by writes; the text, used only when keyword
+        search is handed to the store) stay on disk until read (``Memory.Cold``)."""
         q = self._q
         existing = set(self._shard.info().payload_schema)
+        cold = q.Memory.Cold
         wanted = [
-            (key, q.KeywordIndexParams(enable_hnsw=key in SCOPE_KEYS)) for key in keyword_fields
-        ]
-        wanted += [(key, q.FloatIndexParams(enable_hnsw=False)) for key in float_fields]
-        wanted.append(
             (
-                text_field,
-                q.TextIndexParams(
-                    tokenizer=q.TokenizerType.Multilingual, scoring=True, enable_hnsw=False
+                key,
+                q.KeywordIndexParams(
+                    enable_hnsw=key in SCOPE_KEYS, memory=cold if key == HASH_KEY else None
                 ),
             )
+            for key in keyword_fields
+        ]
+        wanted += [(key, q.FloatIndexParams(enable_hnsw=False)) for key in float_fields]
+        text = q.TextIndexParams(
+            tokenizer=q.TokenizerType.Multilingual, scoring=True, enable_hnsw=False, memory=cold
         )
+        wanted.append((text_field, text))
         for key, params in wanted:
             if key not in existing:
                 self._shard.update(q.UpdateOperation.create_field_index(key, params))

@@ -34,10 +34,11 @@ from memoweave.memory import Memory
 from memoweave.stores.memory import InMemoryVectorStore
 from memoweave.testing.doubles import HashingEmbedder, ScriptedLLM
 
-PROFILES = {"ci": (100, 120), "long": (1000, 600)}  # (examples, steps per example)
+PROFILES = {"ci": (110, 120), "long": (1000, 600)}  # (examples, steps per example)
 PROFILE = os.environ.get("MEMOWEAVE_HYPOTHESIS_PROFILE", "ci")
 EXAMPLES, STEPS = PROFILES[PROFILE]
 MIN_OPERATIONS = 10_000 if PROFILE == "ci" else 500_000
+MAX_RUNS = 3  # an example makes ~100 operations: one ci run ~11,000 (sd ~300)
 
 USERS = ["alice", "alice|agent_id=bot", "a=b", "a/b", "bob", "北京", "x y", '"q"', "null"]
 AGENTS = [None, "bot", "bot|run_id=r1", "a=b"]
@@ -239,15 +240,21 @@ class MemoryMachine(RuleBasedStateMachine):
 
 
 def test_memory_matches_its_model_under_hostile_scopes() -> None:
+    """Runs the machine until it has made ``MIN_OPERATIONS`` operations: Hypothesis picks
+    each example's length at random (up to ``STEPS``), so one run of ``EXAMPLES`` examples
+    falls just short of the budget now and then."""
     MemoryMachine.operations = 0
-    run_state_machine_as_test(
-        MemoryMachine,
-        settings=settings(
-            max_examples=EXAMPLES,
-            stateful_step_count=STEPS,
-            deadline=None,
-            database=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-        ),
-    )
+    for _ in range(MAX_RUNS):
+        run_state_machine_as_test(
+            MemoryMachine,
+            settings=settings(
+                max_examples=EXAMPLES,
+                stateful_step_count=STEPS,
+                deadline=None,
+                database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+            ),
+        )
+        if MemoryMachine.operations >= MIN_OPERATIONS:
+            break
     assert MemoryMachine.operations >= MIN_OPERATIONS, MemoryMachine.operations

@@ -38,7 +38,7 @@ PROFILES = {"ci": (110, 120), "long": (1000, 600)}  # (examples, steps per examp
 PROFILE = os.environ.get("MEMOWEAVE_HYPOTHESIS_PROFILE", "ci")
 EXAMPLES, STEPS = PROFILES[PROFILE]
 MIN_OPERATIONS = 10_000 if PROFILE == "ci" else 500_000
-MAX_RUNS = 3  # an example makes ~100 operations: one ci run ~11,000 (sd ~300)
+MAX_RUNS = 3  # an example makes ~100 operations (10,116 in 100 examples, measured)
 
 USERS = ["alice", "alice|agent_id=bot", "a=b", "a/b", "bob", "北京", "x y", '"q"', "null"]
 AGENTS = [None, "bot", "bot|run_id=r1", "a=b"]

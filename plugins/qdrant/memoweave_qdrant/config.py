@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 Mode = Literal["edge", "local", "server"]
 DEFAULT_INDEX_THRESHOLD_KB = 10_000
@@ -62,6 +62,13 @@ class QdrantStoreConfig(BaseModel):
         description="Qdrant Edge: KB of vectors past which a segment gets an HNSW index "
         f"(default {DEFAULT_INDEX_THRESHOLD_KB:,}; 0: never, every search scans exactly).",
     )
+
+    @field_validator("index_threshold_kb", mode="before")
+    @classmethod
+    def _not_a_bool(cls, value: object) -> object:
+        if isinstance(value, bool):  # pydantic would read true as 1 KB
+            raise ValueError("index_threshold_kb is a number of KB, not a boolean")
+        return value
 
     @model_validator(mode="after")
     def _one_mode(self) -> QdrantStoreConfig:

@@ -117,6 +117,7 @@ def test_a_shard_written_before_indexing_keeps_every_point(
     "config",
     [
         {"path": "x", "index_threshold_kb": -1},
+        {"path": "x", "index_threshold_kb": True},
         {"mode": "local", "path": "x", "index_threshold_kb": 10},
         {"url": "http://localhost:6333", "index_threshold_kb": 10},
     ],

@@ -103,7 +103,7 @@ def test_processes_opening_one_home_lose_nothing(tmp_path: Path, processes: int)
             assert child.returncode == 0, err
             if lines and lines[0] == "error":
                 error = json.loads(out.split(" ", 1)[1])
-                assert error["code"] == "vector_store_error" and "locked" in error["message"]
+                assert error["code"] == "vector_store_error" and "locked" in error["message"], error
                 assert "Qdrant server" in error["message"]  # the hint names the way out
                 continue
             assert lines[-1] == "done" and len(lines) == 11, out

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -84,9 +85,8 @@ class HistoryStore:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._lock = threading.RLock()
-        self._conn = _connect(self.path)
+        self._conn, self.created = _open(self.path)
         try:
-            self.created = ensure_schema(self._conn, self.path)
             self._owner = OwnerLock(self.path)
         except BaseException as exc:
             self._conn.close()
@@ -339,31 +339,64 @@ class HistoryStore:
                 self._owner.release()
 
 
+BUSY_TIMEOUT_S = 10.0
+"""How long opening or writing waits for another connection's lock before failing."""
+
+
+def _open(path: str) -> tuple[sqlite3.Connection, bool]:
+    """A connection to ``path`` with its schema in place, and whether the database was new.
+
+    While another process opens, checkpoints or closes the same file, SQLite can answer
+    "database is locked" at once, without its busy handler (switching a new file to WAL,
+    recovering the WAL index); the open is retried until :data:`BUSY_TIMEOUT_S`.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    delay = 0.02
+    while True:
+        conn = _connect(path)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            return conn, ensure_schema(conn, path)
+        except sqlite3.Error as exc:
+            conn.close()
+            busy = isinstance(exc, sqlite3.OperationalError) and _is_busy(exc)
+            if busy and time.monotonic() + delay < deadline:
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
+                continue
+            raise HistoryError(
+                f"cannot open history database {path}: {exc}",
+                hint="The file is not a SQLite database, or another process holds it locked; "
+                "check history_db_path.",
+                details={"path": path},
+            ) from exc
+        except BaseException:
+            conn.close()
+            raise
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    message = str(exc).lower()
+    return "locked" in message or "busy" in message
+
+
 def _connect(path: str) -> sqlite3.Connection:
-    """A WAL-mode autocommit connection to ``path``, its folder created if needed."""
+    """An autocommit connection to ``path``, its folder created if needed."""
     try:
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             if Path(path).is_dir():
                 raise IsADirectoryError(f"{path} is a directory")
-        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
+        return sqlite3.connect(
+            path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S
+        )
     except (OSError, sqlite3.Error) as exc:
         raise HistoryError(
             f"cannot open history database {path}: {exc}",
             hint="Point history_db_path (or MEMOWEAVE_HOME) at a writable folder, not a file.",
             details={"path": path},
         ) from exc
-    try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-    except sqlite3.Error as exc:
-        conn.close()
-        raise HistoryError(
-            f"cannot open history database {path}: {exc}",
-            hint="The file is not a SQLite database, or is locked; check history_db_path.",
-            details={"path": path},
-        ) from exc
-    return conn
 
 
 def _event_value(event: HistoryEvent, column: str) -> Any:

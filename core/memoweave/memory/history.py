@@ -85,12 +85,12 @@ class HistoryStore:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._lock = threading.RLock()
-        self._conn, self.created = _open(self.path)
+        self._conn, self.created = _open(self.path)  # sqlite errors: typed by _open
         try:
             self._owner = OwnerLock(self.path)
         except BaseException as exc:
             self._conn.close()
-            if isinstance(exc, (sqlite3.Error, OSError)):
+            if isinstance(exc, OSError):
                 raise HistoryError(f"cannot open history database {self.path}: {exc}") from exc
             raise
         self._closed = False

@@ -3,10 +3,12 @@ onnxruntime session, reading a tokenizer and padding a batch of encodings."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 from memoweave.errors import MemoweaveError
+from memoweave_onnx.int8_tables import gather_before_dequantize
 
 
 def import_runtime(error: type[MemoweaveError]) -> tuple[Any, Any, Any]:
@@ -42,22 +44,52 @@ def load_tokenizer(
 
 
 def load_session(ort: Any, path: Path, threads: int, error: type[MemoweaveError]) -> Any:
-    """An onnxruntime CPU session of ``path`` with ``threads`` intra-op threads."""
+    """An onnxruntime CPU session of ``path`` with ``threads`` intra-op threads.
+
+    Int8 embedding tables are looked up before they are dequantised
+    (:mod:`memoweave_onnx.int8_tables`: same vectors, no float32 copy of the table). The
+    CPU memory arena is off: it keeps the peak of every batch for the session's life
+    (+80 MB after a few queries with MiniLM, hundreds of MB after long batches), at
+    about the same speed without it (bench/README.md). The heap the model loader freed
+    is handed back to the system (glibc keeps ~60 MB of it otherwise).
+    """
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    options.enable_cpu_mem_arena = False
     # Idle intra-op threads sleep instead of spinning: a spinning pool burns a core
     # between calls and slows everything else on a shared machine (bench/README.md).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        model: bytes | str = str(path)
+        with open(path, "rb") as handle:
+            model = gather_before_dequantize(handle.read()) or model
+        session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     except Exception as exc:
         raise error(
             f"onnxruntime could not load {path}: {exc}",
             hint="Check that the config points at a valid ONNX model file.",
             details={"reason": "bad_model", "path": str(path)},
         ) from exc
+    del model
+    release_freed_heap()
+    return session
+
+
+def release_freed_heap() -> None:
+    """Return the C heap's free pages to the system (glibc ``malloc_trim``; elsewhere
+    nothing)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return
+    trim(0)
 
 
 def batch_feed(np: Any, encodings: list[Any], input_names: set[str]) -> dict[str, Any]:

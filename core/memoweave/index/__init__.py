@@ -3,6 +3,7 @@
 - :mod:`.tokenize`: keyword tokens (lemmas, CJK bigrams);
 - :mod:`.entities`: rule-based entity extraction;
 - :mod:`.keyword_index` and :mod:`.keyword_postings`: per-scope BM25 over SQLite FTS5;
+  :mod:`.keyword_topk`: the top-k of scopes too large to hold (MaxScore in SQLite);
 - :mod:`.entity_index`: entity links with per-scope IDF;
 - :mod:`.indexes`: :class:`SideIndexes`, what the write path talks to.
 

@@ -8,7 +8,8 @@ ranking of another's (FTS5's own ``bm25()`` would use the whole table). A search
 scope's statistics and postings are kept in memory (:mod:`memoweave.index.keyword_postings`):
 this process's writes change them in place, a write of another connection to the scope
 makes the next search re-read them (:mod:`memoweave.index.scope_cache`). Scopes too
-large to hold are ranked from their FTS5 matches inside SQLite, top ``limit`` only.
+large to hold are ranked from their FTS5 postings in SQLite with MaxScore's early stop
+(:mod:`memoweave.index.keyword_topk`).
 
 Rows are written inside the history's commit transaction (an ``on_commit`` hook of the
 write plan), so the index and the history always agree; the vector store agrees through
@@ -20,20 +21,17 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from memoweave.index import keyword_postings
+from memoweave.index import keyword_postings, keyword_topk
 from memoweave.index.contracts import Database, ScopeKeys
 from memoweave.index.keyword_postings import (
     CACHE_TOTAL_DOCS,
-    K1,
-    B,
     ScopeDocs,
+    bm25_bound,
     bm25_ceiling,
     bm25_idf,
-    bm25_tf,
 )
 from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
 from memoweave.index.scope_cache import ScopeCache, ScopeId, Version, chunks, scope_id
@@ -218,10 +216,7 @@ class KeywordIndex:
         if not tokens:
             return KeywordScores([], 0.0, _no_scores)
         keys = scope.as_dict()
-        where = " AND ".join(
-            [*(f"{k} = ?" for k in keys), f"status IN ({', '.join('?' * len(statuses))})"]
-        )
-        params: list[object] = [*keys.values(), *statuses]
+        where, params = _scope_where(keys, statuses)
         with self._history.snapshot() as conn:
             entry = self._cache.get(
                 conn,
@@ -230,7 +225,7 @@ class KeywordIndex:
                 lambda version: self._build(conn, where, params, version),
             )
             if entry.postings is None:
-                return self._score_matches(conn, tokens, where, params, entry, limit)
+                return self._score_matches(conn, tokens, keys, statuses, entry, limit)
             scored = entry.score(tokens)
             ceiling = bm25_ceiling(entry.docs, entry.matching(tokens))
         scored = {i: s for i, s in scored.items() if s > 0}
@@ -255,8 +250,10 @@ class KeywordIndex:
         conn: sqlite3.Connection, where: str, params: list[object], version: Version
     ) -> ScopeDocs:
         """The scope's entry read from the tables (postings only if small enough)."""
-        count, total = conn.execute(
-            f"SELECT COUNT(*), COALESCE(SUM(length), 0) FROM keyword_docs WHERE {where}", params
+        count, total, shortest = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(length), 0), COALESCE(MIN(length), 0) "
+            f"FROM keyword_docs WHERE {where}",
+            params,
         ).fetchone()
         rows = None
         if count <= keyword_postings.CACHE_MAX_DOCS:
@@ -265,53 +262,42 @@ class KeywordIndex:
                 f"WHERE rowid IN (SELECT rowid FROM keyword_docs WHERE {where})",
                 params,
             )
-        return ScopeDocs.build(version, int(count), int(total), rows)
+        return ScopeDocs.build(version, int(count), int(total), int(shortest), rows)
 
     def _score_matches(
         self,
         conn: sqlite3.Connection,
         tokens: list[str],
-        where: str,
-        params: list[object],
+        keys: dict[str, str],
+        statuses: Sequence[str],
         entry: ScopeDocs,
         limit: int,
     ) -> KeywordScores:
         """The best ``limit`` of the scope's memories holding one of ``tokens`` (the path
-        of scopes too large to hold), ranked inside SQLite: FTS5's token instances
-        (``keyword_vocab``) joined to the scope's ``keyword_docs`` rows, so the work is
-        that of the matches, in C, and Python only receives the top ``limit``. A token's
-        document frequency is read once per entry (the entry keeps it current)."""
-
-        def matches(terms: list[str]) -> str:  # (memory id, token, tf, length) of each match
-            return (
-                "SELECT d.memory_id AS memory_id, v.term AS term, COUNT(*) AS tf, "
-                "d.length AS length FROM keyword_vocab AS v JOIN keyword_docs AS d "
-                f"ON d.rowid = v.doc WHERE v.term IN ({', '.join('?' * len(terms))}) "
-                f"AND {where} GROUP BY v.doc, v.term"
-            )
-
+        of scopes too large to hold): MaxScore over the tokens' postings in SQLite
+        (:mod:`.keyword_topk`). A token's document frequency and largest frequency are
+        read once per entry (the entry keeps them current)."""
+        where, params = _scope_where(keys, statuses, unindexed=True)
         unknown = [t for t in tokens if t not in entry.df]
-        if unknown:
+        if unknown:  # per token: (memory rowid, token, frequency) of each match, counted
             counted = conn.execute(
-                f"SELECT term, COUNT(*) FROM ({matches(unknown)}) GROUP BY term",
+                "SELECT term, COUNT(*), MAX(tf) FROM (SELECT v.term AS term, COUNT(*) AS tf "
+                "FROM keyword_vocab AS v JOIN keyword_docs AS d ON d.rowid = v.doc "
+                f"WHERE v.term IN ({', '.join('?' * len(unknown))}) AND {where} "
+                "GROUP BY v.doc, v.term) GROUP BY term",
                 [*unknown, *params],
             ).fetchall()
-            entry.remember_df({**dict.fromkeys(unknown, 0), **dict(counted)})
+            found = {term: (int(df), int(max_tf)) for term, df, max_tf in counted}
+            entry.remember_df({t: found.get(t, (0, 0)) for t in unknown})
         docs, avg_length = entry.docs, entry.avg_length
-        matching = {t: entry.df[t] for t in tokens}
-        ceiling = bm25_ceiling(docs, list(matching.values()))
-        idf = {t: bm25_idf(docs, n) for t, n in matching.items() if n}
+        ceiling = bm25_ceiling(docs, [entry.df[t] for t in tokens])
+        idf = {t: bm25_idf(docs, entry.df[t]) for t in tokens if entry.df[t]}
         if not idf:
             return KeywordScores([], ceiling, _no_scores)
-        found = [*idf, *params]
-        weight = "CASE term " + " ".join("WHEN ? THEN ?" for _ in idf) + " END"
-        tf = f"tf * {K1 + 1} / (tf + {K1} * ({1 - B} + {B} * length / ?))"  # bm25_tf
-        rows = conn.execute(
-            f"SELECT memory_id, SUM(({weight}) * {tf}) AS score FROM ({matches(list(idf))}) "
-            "GROUP BY memory_id HAVING score > 0 ORDER BY score DESC, memory_id LIMIT ?",
-            [*(x for pair in idf.items() for x in pair), avg_length, *found, limit],
-        ).fetchall()
-        hits = [(memory_id, float(score)) for memory_id, score in rows]
+        bounds = {
+            t: bm25_bound(w, entry.max_tf[t], entry.min_length, avg_length) for t, w in idf.items()
+        }
+        hits = keyword_topk.top_k(conn, idf, bounds, where, params, avg_length, limit)
         ranked = dict(hits)
 
         def score_of(memory_ids: Sequence[str]) -> dict[str, float]:
@@ -332,26 +318,29 @@ class KeywordIndex:
         avg_length: float,
     ) -> dict[str, float]:
         """BM25 of a few memories of the scope, from their stored tokens, with the IDF and
-        average length of the query they were not ranked for."""
+        average length of the query they were not ranked for (``where`` must not use the
+        scope indexes: the memories are found by id)."""
         scores: dict[str, float] = {}
         with self._history.snapshot() as conn:
             for chunk in chunks(memory_ids):
-                rows = conn.execute(
-                    "SELECT memory_id, length, (SELECT tokens FROM keyword_fts "
-                    "WHERE rowid = d.rowid) FROM keyword_docs AS d WHERE "
-                    f"memory_id IN ({', '.join('?' * len(chunk))}) AND {where}",
-                    [*chunk, *params],
-                ).fetchall()
-                for memory_id, length, text_tokens in rows:
-                    counts = Counter((text_tokens or "").split())
-                    score = sum(
-                        weight * bm25_tf(counts[t], length, avg_length)
-                        for t, weight in idf.items()
-                        if counts[t]
-                    )
-                    if score > 0:
-                        scores[memory_id] = score
+                scores.update(keyword_topk.scores_of(conn, chunk, idf, where, params, avg_length))
         return scores
+
+
+def _scope_where(
+    keys: dict[str, str], statuses: Sequence[str], *, unindexed: bool = False
+) -> tuple[str, list[object]]:
+    """The SQL condition (and its parameters) on ``keyword_docs`` of a scope's rows of
+    ``statuses``; ``unindexed`` keeps the planner off the scope indexes (for rows found
+    by rowid or id, which the scope index would make a scan of the whole scope)."""
+    column = "+{}".format if unindexed else "{}".format
+    where = " AND ".join(
+        [
+            *(f"{column(k)} = ?" for k in keys),
+            f"{column('status')} IN ({', '.join('?' * len(statuses))})",
+        ]
+    )
+    return where, [*keys.values(), *statuses]
 
 
 def _link_rowids(conn: sqlite3.Connection) -> bool:

@@ -63,6 +63,7 @@ class Entry(Protocol):
 
 
 E = TypeVar("E", bound=Entry)
+T = TypeVar("T")
 
 
 def scope_id(keys: Mapping[str, str | None]) -> ScopeId:
@@ -82,7 +83,7 @@ def scopes_of(memory: ScopeId) -> Iterator[ScopeId]:
             )
 
 
-def chunks(values: list[str], size: int = 500) -> Iterator[list[str]]:
+def chunks(values: list[T], size: int = 500) -> Iterator[list[T]]:
     """``values`` in consecutive lists of at most ``size`` (SQLite's bound parameters)."""
     for start in range(0, len(values), size):
         yield values[start : start + size]

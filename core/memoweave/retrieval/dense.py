@@ -8,7 +8,8 @@ so every candidate's dense score is the same quantity whatever brought it in.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import operator
+from collections.abc import Mapping, Sequence
 
 from memoweave.filters import FilterNode
 from memoweave.providers.vector_store import VectorStore
@@ -29,6 +30,23 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float | None:
     be compared (different lengths: e.g. a store that embeds the query text itself)."""
     if len(a) != len(b) or not a:
         return None
-    dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
-    norms = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b))
-    return dot / norms if norms > 0 else 0.0
+    return _cosine(a, _norm(a), b)
+
+
+def query_cosines(
+    query: Sequence[float], vectors: Mapping[str, Sequence[float]]
+) -> dict[str, float | None]:
+    """:func:`cosine` of ``query`` and each of ``vectors`` (the query's norm computed once)."""
+    if not query:
+        return dict.fromkeys(vectors)
+    norm, size = _norm(query), len(query)
+    return {i: _cosine(query, norm, v) if len(v) == size else None for i, v in vectors.items()}
+
+
+def _norm(vector: Sequence[float]) -> float:
+    return math.sqrt(math.fsum(map(operator.mul, vector, vector)))
+
+
+def _cosine(a: Sequence[float], norm_a: float, b: Sequence[float]) -> float:
+    norms = norm_a * _norm(b)
+    return math.fsum(map(operator.mul, a, b)) / norms if norms > 0 else 0.0

@@ -43,7 +43,7 @@ from memoweave.providers.graph_store import GraphStore
 from memoweave.providers.reranker import Reranker
 from memoweave.providers.vector_store import VectorStore
 from memoweave.retrieval.candidates import Candidate, Signal, collect, record
-from memoweave.retrieval.dense import cosine, dense_hits
+from memoweave.retrieval.dense import dense_hits, query_cosines
 from memoweave.retrieval.entity_signal import entity_scores
 from memoweave.retrieval.fusion import fuse_calibrated, fuse_rrf, signal_value
 from memoweave.retrieval.graph import GraphContext, graph_context, graph_hits, graph_relations
@@ -126,7 +126,7 @@ class Retriever:
         )
         collect(candidates, keyword.hits)
         cosines: dict[str, float | None] = {i: s for i, s, _ in dense}
-        cosines.update({i: cosine(vectors[0], v) for i, v in keyword.vectors.items()})
+        cosines.update(query_cosines(vectors[0], keyword.vectors))
         if graph is not None and graph.scores and settings.graph_weight > 0:
             known = {i: c.payload for i, c in candidates.items()}
             collect(
@@ -136,7 +136,7 @@ class Retriever:
         unscored = [i for i in candidates if i not in cosines]
         if unscored:  # brought in by the graph only: their dense score from their vectors
             records = yield call(store.get, unscored, with_vectors=True)
-            cosines.update({r.id: cosine(vectors[0], r.vector) for r in records if r.vector})
+            cosines.update(query_cosines(vectors[0], {r.id: r.vector for r in records if r.vector}))
         record(candidates, "dense", {i: c for i, c in cosines.items() if c is not None})
         record(candidates, "keyword", (yield from keyword_scores_of(keyword, list(candidates))))
         yield from self._rescore(candidates, query, scope=scope, statuses=statuses, now=now)

@@ -118,3 +118,54 @@ def test_leftovers_of_an_interrupted_create_or_drop_are_cleared(
     store.drop_collection()
     assert store.count() == 0  # recreated empty on next use
     assert sorted(p.name for p in root.iterdir()) == ["c", "c.lock"]
+
+
+class _FlushCounter:
+    """The engine's real shard, counting the flushes asked of it."""
+
+    def __init__(self, shard: Any) -> None:
+        self._shard, self.flushes = shard, 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        self._shard.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._shard, name)
+
+
+def _count_flushes(store: Any) -> _FlushCounter:
+    counter = _FlushCounter(store._engine._shard)
+    store._engine._shard = counter
+    return counter
+
+
+def test_only_a_store_that_wrote_flushes_on_close(qdrant_make_store: Any, tmp_path: Path) -> None:
+    """A flush rewrites and fsyncs every segment's trackers even when nothing changed: a
+    process that only read (``memoweave search``) closes without one; every write is
+    still flushed before close and found after reopening."""
+    config = {"path": str(tmp_path / "edge")}
+    first = qdrant_make_store(config)
+    first.ensure_collection("c", 4)
+    first.upsert(_records(5))
+    first.close()
+
+    reader = qdrant_make_store(config)
+    reader.ensure_collection("c", 4)
+    flushes = _count_flushes(reader)
+    assert len(reader.search([1.0, 2.0, 0.5, 0.25], top_k=3)) == 3
+    assert len(reader.get([_records(1)[0].id], with_vectors=True)) == 1
+    assert reader.count() == 5
+    reader.close()
+    assert flushes.flushes == 0
+
+    writer = qdrant_make_store(config)
+    writer.ensure_collection("c", 4)
+    flushes = _count_flushes(writer)
+    writer.upsert(_records(8))
+    writer.close()
+    assert flushes.flushes == 1
+
+    again = qdrant_make_store(config)
+    again.ensure_collection("c", 4)
+    assert again.count() == 8

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,9 +107,9 @@ def test_tokens_that_cannot_change_the_ranking_are_not_read(
     steps: list[str] = []
     scored = keyword_topk._scored_sql
 
-    def spy(idf: dict[str, float], docs: str, where: str) -> tuple[str, list[object]]:
+    def spy(idf: dict[str, float], docs: str, *args: Any) -> tuple[str, list[object]]:
         steps.append(docs)
-        return scored(idf, docs, where)
+        return scored(idf, docs, *args)
 
     monkeypatch.setattr(keyword_topk, "_scored_sql", spy)
     hits = ranked(index, "lisbon tea", SCOPE, 3).hits

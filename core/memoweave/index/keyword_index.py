@@ -29,7 +29,6 @@ from memoweave.index.contracts import Database, ScopeKeys
 from memoweave.index.keyword_postings import (
     CACHE_TOTAL_DOCS,
     ScopeDocs,
-    bm25_bound,
     bm25_ceiling,
     bm25_idf,
 )
@@ -250,10 +249,8 @@ class KeywordIndex:
         conn: sqlite3.Connection, where: str, params: list[object], version: Version
     ) -> ScopeDocs:
         """The scope's entry read from the tables (postings only if small enough)."""
-        count, total, shortest = conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(length), 0), COALESCE(MIN(length), 0) "
-            f"FROM keyword_docs WHERE {where}",
-            params,
+        count, total = conn.execute(
+            f"SELECT COUNT(*), COALESCE(SUM(length), 0) FROM keyword_docs WHERE {where}", params
         ).fetchone()
         rows = None
         if count <= keyword_postings.CACHE_MAX_DOCS:
@@ -262,7 +259,7 @@ class KeywordIndex:
                 f"WHERE rowid IN (SELECT rowid FROM keyword_docs WHERE {where})",
                 params,
             )
-        return ScopeDocs.build(version, int(count), int(total), int(shortest), rows)
+        return ScopeDocs.build(version, int(count), int(total), rows)
 
     def _score_matches(
         self,
@@ -275,28 +272,28 @@ class KeywordIndex:
     ) -> KeywordScores:
         """The best ``limit`` of the scope's memories holding one of ``tokens`` (the path
         of scopes too large to hold): MaxScore over the tokens' postings in SQLite
-        (:mod:`.keyword_topk`). A token's document frequency and largest frequency are
-        read once per entry (the entry keeps them current)."""
+        (:mod:`.keyword_topk`). A token's document frequency, largest frequency and
+        shortest memory are read once per entry (the entry keeps them current)."""
         where, params = _scope_where(keys, statuses, unindexed=True)
         unknown = [t for t in tokens if t not in entry.df]
         if unknown:  # per token: (memory rowid, token, frequency) of each match, counted
             counted = conn.execute(
-                "SELECT term, COUNT(*), MAX(tf) FROM (SELECT v.term AS term, COUNT(*) AS tf "
-                "FROM keyword_vocab AS v JOIN keyword_docs AS d ON d.rowid = v.doc "
-                f"WHERE v.term IN ({', '.join('?' * len(unknown))}) AND {where} "
-                "GROUP BY v.doc, v.term) GROUP BY term",
+                "SELECT term, COUNT(*), MAX(tf), MIN(length) FROM (SELECT v.term AS term, "
+                "COUNT(*) AS tf, d.length AS length FROM keyword_vocab AS v JOIN keyword_docs "
+                f"AS d ON d.rowid = v.doc WHERE v.term IN ({', '.join('?' * len(unknown))}) "
+                f"AND {where} GROUP BY v.doc, v.term) GROUP BY term",
                 [*unknown, *params],
             ).fetchall()
-            found = {term: (int(df), int(max_tf)) for term, df, max_tf in counted}
-            entry.remember_df({t: found.get(t, (0, 0)) for t in unknown})
+            found = {
+                term: (int(df), int(most), int(shortest)) for term, df, most, shortest in counted
+            }
+            entry.remember_df({t: found.get(t, (0, 0, 0)) for t in unknown})
         docs, avg_length = entry.docs, entry.avg_length
         ceiling = bm25_ceiling(docs, [entry.df[t] for t in tokens])
         idf = {t: bm25_idf(docs, entry.df[t]) for t in tokens if entry.df[t]}
         if not idf:
             return KeywordScores([], ceiling, _no_scores)
-        bounds = {
-            t: bm25_bound(w, entry.max_tf[t], entry.min_length, avg_length) for t, w in idf.items()
-        }
+        bounds = {t: entry.bound(t, w) for t, w in idf.items()}
         hits = keyword_topk.top_k(conn, idf, bounds, where, params, avg_length, limit)
         ranked = dict(hits)
 

@@ -55,8 +55,9 @@ def bm25_ceiling(docs: int, matching: list[int]) -> float:
 
 def bm25_bound(idf: float, max_frequency: int, min_length: int, avg_length: float) -> float:
     """The most a token of this IDF can add to a document's score, when no document holds
-    it more than ``max_frequency`` times and none is shorter than ``min_length``
-    (the term-frequency factor grows with the frequency and shrinks with the length)."""
+    it more than ``max_frequency`` times and none holding it is shorter than
+    ``min_length`` (the term-frequency factor grows with the frequency and shrinks with
+    the length)."""
     return idf * bm25_tf(max_frequency, min_length, avg_length)
 
 
@@ -69,9 +70,9 @@ def average_length(docs: int, total_length: int) -> float:
 class ScopeDocs:
     """One scope's documents as BM25 reads them (see the module docstring);
     ``postings`` and ``lengths`` are ``None`` for a scope too large to hold, whose ``df``
-    remembers the document frequency of the tokens searches asked for and ``max_tf`` the
-    most times one document holds each (kept by writes; a removal leaves ``max_tf`` and
-    ``min_length`` as they were, which keeps them bounds)."""
+    remembers the document frequency of the tokens searches asked for and ``extremes``
+    each one's (most times one document holds it, shortest document holding it), kept by
+    writes (a removal leaves the extremes as they were, which keeps them bounds)."""
 
     version: Version
     docs: int
@@ -79,24 +80,17 @@ class ScopeDocs:
     postings: dict[str, dict[str, int]] | None
     lengths: dict[str, int] | None
     df: dict[str, int] = field(default_factory=dict)
-    max_tf: dict[str, int] = field(default_factory=dict)
-    min_length: int = 0
-    """No document of the scope is shorter (a lower bound after removals)."""
+    extremes: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
     def build(
-        cls,
-        version: Version,
-        docs: int,
-        total_length: int,
-        min_length: int,
-        rows: Iterable[tuple[str, str]] | None,
+        cls, version: Version, docs: int, total_length: int, rows: Iterable[tuple[str, str]] | None
     ) -> ScopeDocs:
-        """An entry from the scope's statistics (document count, total and shortest
-        length) and, unless ``None``, its (memory id, space-joined tokens) rows."""
+        """An entry from the scope's statistics and, unless ``None``, its (memory id,
+        space-joined tokens) rows."""
         if rows is None:
-            return cls(version, docs, total_length, None, None, min_length=min_length)
-        entry = cls(version, 0, 0, {}, {}, min_length=min_length)
+            return cls(version, docs, total_length, None, None)
+        entry = cls(version, 0, 0, {}, {})
         for memory_id, tokens in rows:
             entry.add(memory_id, tokens.split())
         return entry
@@ -115,12 +109,12 @@ class ScopeDocs:
         """Count a new document with these tokens (postings dropped past the cap)."""
         self.docs += 1
         self.total_length += len(tokens)
-        self.min_length = min(self.min_length, len(tokens)) if self.docs > 1 else len(tokens)
         if self.postings is None or self.lengths is None:
             for token, frequency in Counter(tokens).items():
                 if token in self.df:
                     self.df[token] += 1
-                    self.max_tf[token] = max(self.max_tf[token], frequency)
+                    most, shortest = self.extremes[token]
+                    self.extremes[token] = (max(most, frequency), min(shortest, len(tokens)))
             return
         if self.docs > CACHE_MAX_DOCS:
             self.postings = self.lengths = None
@@ -151,14 +145,20 @@ class ScopeDocs:
             if not found:
                 del self.postings[token]
 
-    def remember_df(self, counted: dict[str, tuple[int, int]]) -> None:
-        """Remember each token's (document frequency, most times one document holds it)
-        read from the tables (as of this entry's version)."""
+    def remember_df(self, counted: dict[str, tuple[int, int, int]]) -> None:
+        """Remember each token's (document frequency, most times one document holds it,
+        shortest document holding it) read from the tables (as of this entry's version)."""
         if len(self.df) + len(counted) > MAX_KNOWN_DF:
             self.df.clear()
-            self.max_tf.clear()
-        for token, (df, max_tf) in counted.items():
-            self.df[token], self.max_tf[token] = df, max_tf
+            self.extremes.clear()
+        for token, (df, most, shortest) in counted.items():
+            self.df[token], self.extremes[token] = df, (most, shortest)
+
+    def bound(self, token: str, idf: float) -> float:
+        """The most ``token`` (of this IDF, remembered) adds to a document's score
+        (:func:`bm25_bound` at its extremes)."""
+        most, shortest = self.extremes[token]
+        return bm25_bound(idf, most, shortest, self.avg_length)
 
     def matching(self, tokens: list[str]) -> list[int]:
         """How many documents contain each of ``tokens``."""

@@ -28,29 +28,42 @@ SLACK = 1 + 1e-9
 """Bounds are compared after this factor, so float rounding never ends a search early."""
 
 
-def _scored_sql(idf: dict[str, float], docs: str, where: str) -> tuple[str, list[object]]:
+def _scored_sql(
+    idf: dict[str, float],
+    docs: str,
+    where: str,
+    params: Sequence[object],
+    avg_length: float,
+) -> tuple[str, list[object]]:
     """A query of (memory id, BM25 > 0) of the scope's memories chosen by ``docs`` (a
-    query of ``keyword_fts`` rowids, whose parameters come first), and the parameters
-    after those of ``docs``: average length, then ``where``'s (on the FTS row's scope
-    columns, which equal ``keyword_docs``'), then the scoring's. One FTS row read per
-    memory gives its id, scope, length and every query token's frequency."""
-    frequency = "((length(padded) - length(replace(padded, ?, ''))) / ?)"  # of ' token '
-    length = "(length(padded) - length(tokens) - 1)"  # tokens: one space between two
-    tf = f"({frequency} * ? / ({frequency} + ? * (? + ? * {length} / avg)))"  # bm25_tf
-    score = " + ".join(f"(? * {tf})" for _ in idf)
-    scoring: list[object] = []
-    for token, weight in idf.items():
+    query of ``keyword_fts`` rowids, whose parameters come first), and its parameters
+    after those of ``docs``. ``where`` (with ``params``) applies to the FTS row's scope
+    columns, which equal ``keyword_docs``'. One FTS row read per memory gives its id,
+    scope, length and every query token's frequency."""
+    counts, weights = [], []
+    before: list[object] = []
+    after: list[object] = []
+    for i, (token, weight) in enumerate(idf.items()):
         needle = f" {token} "
-        scoring += [weight, needle, len(needle), K1 + 1, needle, len(needle), K1, 1 - B, B]
+        # counted in ``doubled`` (each token between two spaces of its own, so repeats
+        # are found too), only where ``spaced`` holds it at all
+        counts.append(
+            f"CASE WHEN instr(spaced, ?) THEN (length(doubled) - length(replace(doubled, ?, ''))) "
+            f"/ ? ELSE 0 END AS f{i}"
+        )
+        before += [needle, needle, len(needle)]
+        weights.append(f"(? * (f{i} * ? / (f{i} + ? * (? + ? * length / avg))))")  # bm25_tf
+        after += [weight, K1 + 1, K1, 1 - B, B]
     sql = (
-        f"WITH chosen AS MATERIALIZED ({docs}), scoped AS MATERIALIZED ("
-        "SELECT f.memory_id AS memory_id, f.tokens AS tokens, ? AS avg, "
-        # every token between two spaces of its own, so ' token ' finds repeats too
-        "' ' || replace(f.tokens, ' ', '  ') || ' ' AS padded "
-        f"FROM chosen JOIN keyword_fts AS f ON f.rowid = chosen.doc WHERE {where}) "
-        f"SELECT memory_id, {score} AS score FROM scoped WHERE score > 0"
+        f"WITH chosen AS MATERIALIZED ({docs}), counted AS MATERIALIZED ("
+        f"SELECT memory_id, length, ? AS avg, {', '.join(counts)} FROM ("
+        "SELECT f.memory_id AS memory_id, ' ' || f.tokens || ' ' AS spaced, "
+        "' ' || replace(f.tokens, ' ', '  ') || ' ' AS doubled, "
+        "length(f.tokens) - length(replace(f.tokens, ' ', '')) + 1 AS length "
+        f"FROM chosen JOIN keyword_fts AS f ON f.rowid = chosen.doc WHERE {where})) "
+        f"SELECT memory_id, {' + '.join(weights)} AS score FROM counted WHERE score > 0"
     )
-    return sql, scoring
+    return sql, [avg_length, *before, *params, *after]
 
 
 def top_k(
@@ -76,10 +89,9 @@ def top_k(
                 " EXCEPT SELECT doc FROM keyword_vocab "
                 f"WHERE term IN ({', '.join('?' * len(before))})"
             )
-        sql, scoring = _scored_sql(idf, docs, where)
+        sql, scoring = _scored_sql(idf, docs, where, params, avg_length)
         rows = conn.execute(
-            f"{sql} ORDER BY score DESC, memory_id LIMIT ?",
-            [token, *before, avg_length, *params, *scoring, limit],
+            f"{sql} ORDER BY score DESC, memory_id LIMIT ?", [token, *before, *scoring, limit]
         ).fetchall()
         found = [(memory_id, float(score)) for memory_id, score in rows]
         hits = sorted([*hits, *found], key=lambda hit: (-hit[1], hit[0]))[:limit]
@@ -102,6 +114,6 @@ def scores_of(
         "SELECT rowid AS doc FROM keyword_docs "
         f"WHERE memory_id IN ({', '.join('?' * len(memory_ids))})"
     )
-    sql, scoring = _scored_sql(idf, docs, where)
-    rows = conn.execute(sql, [*memory_ids, avg_length, *params, *scoring]).fetchall()
+    sql, scoring = _scored_sql(idf, docs, where, params, avg_length)
+    rows = conn.execute(sql, [*memory_ids, *scoring]).fetchall()
     return {memory_id: float(score) for memory_id, score in rows}

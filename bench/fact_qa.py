@@ -37,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from retrieval_eval import (
+    POOL,
     RERANK_SYSTEM,
     append_capture,
     auc,
@@ -117,17 +118,20 @@ def run_memoweave(
                 ("memoweave", hits, hits[0]["score"] if hits else 0.0),
                 ("dense-only", dense, dense[0]["explain"]["dense"]["score"] if dense else 0.0),
             ]
+            reranked: list[dict[str, Any]] = []
             if rerank:
                 t0 = time.process_time()
-                reranked = memory.search(q["q"], user_id=persona["id"], top_k=10, rerank=True)
+                reranked = memory.search(
+                    q["q"], user_id=persona["id"], top_k=POOL, rerank=True, explain=True
+                )["results"]
                 rerank_latencies.append((time.process_time() - t0) * 1000)
-                top = reranked["results"][0]["score"] if reranked["results"] else 0.0
-                systems.append((RERANK_SYSTEM, reranked["results"], top))
+                top = reranked[0]["score"] if reranked else 0.0
+                systems.append((RERANK_SYSTEM, reranked, top))
             for name, ranked, top in systems:
                 keys = [ids[h["id"]] for h in ranked]
                 rows[name].append({**base, "ranked": keys, "top_score": top, "q": q["q"]})
             labels = {h["id"]: int(ids[h["id"]] in q["a"]) for h in pool}
-            append_capture(capture_file, persona["split"], q["q"], pool, labels)
+            append_capture(capture_file, persona["split"], q["q"], pool, labels, reranked)
     if capture_file is not None:
         capture_file.close()
     memory.close()
@@ -194,7 +198,7 @@ def main() -> None:
         summary = {}
         for split in ("dev", "heldout", "all"):
             rows = [r for r in system["rows"] if split in ("all", r["split"])]
-            cut = threshold if system["system"] == "memoweave" else None
+            cut = threshold if system["system"] in ("memoweave", RERANK_SYSTEM) else None
             m = summary[split] = summarise(rows, cut)
             extra = f"{m['kept']:>7.3f}{m['dropped']:>9.3f}" if cut is not None else ""
             print(

@@ -10,6 +10,11 @@ checked on the other:
     .venv/bin/python bench/fit_fusion.py results/cap_fact_qa.jsonl --fit dev
 
 ``--weights bias,dense,keyword,entity,time`` evaluates given weights instead of fitting.
+``--rerank-stage`` fits the second stage of a reranked search instead (captures of a
+``--rerank`` run hold each reranked candidate's fused score and reranker score):
+
+    .venv/bin/python bench/fit_fusion.py results/cap_facts_rr.jsonl results/cap_fqa_rr.jsonl \
+        --fit conv-26,conv-30,conv-41,dev --rerank-stage
 """
 
 from __future__ import annotations
@@ -115,7 +120,9 @@ def calibrate(searches: list[dict], w: np.ndarray, top: int = 3) -> np.ndarray:
 
 def evaluate(searches: list[dict], w: np.ndarray) -> dict[str, float]:
     """Ranking (pool recall@10, top-1 of answerable) and calibration (AUC of top scores,
-    answerable vs not; mean predicted vs observed relevance of the top result)."""
+    answerable vs not; mean predicted vs observed relevance of the top result). A search
+    with ``relevant`` counts recall against that many relevant candidates (reranked
+    searches: some are not among the reranked ones)."""
     recall, top1, pos_top, neg_top, pred, seen = [], [], [], [], [], []
     for s in searches:
         z = w[0] + s["x"] @ w[1:]
@@ -123,9 +130,10 @@ def evaluate(searches: list[dict], w: np.ndarray) -> dict[str, float]:
         order = np.argsort(-score, kind="stable")
         y = s["y"][order]
         best = float(score[order[0]]) if len(order) else 0.0
-        if s["y"].sum() > 0:
-            recall.append(y[:10].sum() / s["y"].sum())
-            top1.append(float(y[0]))
+        relevant = s.get("relevant", s["y"].sum())
+        if relevant > 0:
+            recall.append(y[:10].sum() / relevant)
+            top1.append(float(y[0]) if len(y) else 0.0)
             pos_top.append(best)
         else:
             neg_top.append(best)
@@ -142,6 +150,53 @@ def evaluate(searches: list[dict], w: np.ndarray) -> dict[str, float]:
     }
 
 
+def load_reranked(paths: list[Path]) -> list[dict]:
+    """Every captured reranked search: ``x`` = (first-pass logit, reranker value) of each
+    candidate the reranker scored, ``y`` its labels, ``relevant`` all relevant candidates."""
+    from memoweave.retrieval.candidates import Signal
+    from memoweave.retrieval.fusion import signal_value
+
+    def logit(p: float) -> float:
+        p = min(1 - 1e-12, max(1e-12, p))
+        return float(np.log(p / (1 - p)))
+
+    searches = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            s = json.loads(line)
+            seen = [c for c in s["candidates"] if "rerank_raw" in c]
+            x = [[logit(c["fused"]), signal_value("rerank", Signal(c["rerank_raw"]), None)]
+                 for c in seen]  # fmt: skip
+            searches.append({
+                "group": s["group"],
+                "x": np.array(x, float).reshape(-1, 2),
+                "y": np.array([c["label"] for c in seen], float),
+                "relevant": sum(c["label"] for c in s["candidates"]),
+            })  # fmt: skip
+    return searches
+
+
+def fit_rerank_stage(searches: list[dict], top: int = 3) -> np.ndarray:
+    """(bias, fused, rerank) of :class:`memoweave.retrieval.profiles.RerankStage`: the
+    reranker's weight relative to the first-pass logit chosen on a grid (highest mean of
+    recall@10 and top-1), then bias and scale fitted on each search's first ``top``."""
+    best, best_c = -1.0, 0.0
+    for c in (0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0):
+        m = evaluate(searches, np.array([0.0, 1.0, c]))
+        value = m["recall@10"] + m["top1"]
+        if value > best + 1e-9:
+            best, best_c = value, c
+    z, y = [], []
+    for s in searches:
+        fused = s["x"] @ np.array([1.0, best_c])
+        order = np.argsort(-fused, kind="stable")[:top]
+        z.append(fused[order])
+        y.append(s["y"][order])
+    zs = np.concatenate(z)[:, None]
+    a, b = _newton(np.hstack([np.ones((len(zs), 1)), zs]), np.concatenate(y), 1e-6)
+    return np.array([a, b, b * best_c])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("captures", nargs="+", type=Path)
@@ -152,7 +207,13 @@ def main() -> None:
         "--rank", choices=["recall@10", "top1"], help="grid-search ranking weights, then calibrate"
     )
     parser.add_argument("--keyword-half", type=float, help="saturate raw BM25 at this half point")
+    parser.add_argument(
+        "--rerank-stage", action="store_true", help="fit the reranked stage (bias,fused,rerank)"
+    )
     args = parser.parse_args()
+    if args.rerank_stage:
+        report_rerank_stage(load_reranked(args.captures), args.fit)
+        return
     searches = load(args.captures, args.keyword_half)
     groups = sorted({s["group"] for s in searches})
     if args.dense_only:
@@ -168,6 +229,19 @@ def main() -> None:
     for group in [*groups, "all"]:
         subset = [s for s in searches if group in ("all", s["group"])]
         m = evaluate(subset, w)
+        print(f"{group:<10}" + "  ".join(f"{k} {v:.3f}" for k, v in m.items()))
+
+
+def report_rerank_stage(searches: list[dict], fit_groups: str | None) -> None:
+    """Fit the reranked stage on ``fit_groups`` and print it and every group's figures."""
+    groups = sorted({s["group"] for s in searches})
+    chosen = set(fit_groups.split(",")) if fit_groups else set(groups)
+    w = fit_rerank_stage([s for s in searches if s["group"] in chosen])
+    print(
+        "rerank stage", dict(zip(("bias", "fused", "rerank"), np.round(w, 3).tolist(), strict=True))
+    )
+    for group in [*groups, "all"]:
+        m = evaluate([s for s in searches if group in ("all", s["group"])], w)
         print(f"{group:<10}" + "  ".join(f"{k} {v:.3f}" for k, v in m.items()))
 
 

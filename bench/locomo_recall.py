@@ -120,19 +120,24 @@ def run_memoweave(
         latencies.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
         rows.append((question, score_cited(question, [cited(h) for h in hits["results"]])))
+        reranked: list[dict[str, Any]] = []
         if rerank:
             c0 = time.process_time()
             reranked = memory.search(
-                question.question, user_id=question.conversation, top_k=max(KS), rerank=True
-            )
+                question.question,
+                user_id=question.conversation,
+                top_k=max(KS),
+                rerank=True,
+                explain=True,
+            )["results"]
             rerank_cpu.append((time.process_time() - c0) * 1000)
-            cited_hits = [cited(h) for h in reranked["results"]]
+            cited_hits = [cited(h) for h in reranked]
             rerank_rows.append((question, score_cited(question, cited_hits)))
         pool = explained_pool(memory, question.question, user_id=question.conversation)
         dense_rows.append((question, score_cited(question, [cited(h) for h in dense_order(pool)])))
         wanted = set(question.evidence)
         labels = {h["id"]: int(bool(wanted & set(cited(h)))) for h in pool}
-        append_capture(out, question.conversation, question.question, pool, labels)
+        append_capture(out, question.conversation, question.question, pool, labels, reranked)
     if out is not None:
         out.close()
     memory.close()

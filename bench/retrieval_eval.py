@@ -43,17 +43,28 @@ def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
 
 
 def append_capture(
-    out: IO[str] | None, group: str, query: str, pool: Sequence[dict[str, Any]], labels: dict
+    out: IO[str] | None,
+    group: str,
+    query: str,
+    pool: Sequence[dict[str, Any]],
+    labels: dict,
+    reranked: Sequence[dict[str, Any]] = (),
 ) -> None:
-    """Write one line: the query, its group and each candidate's signal values and label."""
+    """Write one line: the query, its group and each candidate's fused score, signal values
+    and label; with ``reranked`` (the results of the same search with ``rerank=True`` and
+    ``explain``), the reranker's raw score of the candidates it saw (``rerank_raw``)."""
     if out is None:
         return
+    explained = [h for h in reranked if "rerank" in h["explain"]]
+    rerank = {h["id"]: h["explain"]["rerank"]["score"] for h in explained}
     rows = []
     for h in pool:
-        row = {"label": labels.get(h["id"], 0)}
+        row = {"label": labels.get(h["id"], 0), "fused": h["score"]}
         for name, sig in h["explain"].items():
             row[name] = sig.get("value", sig["score"])
             row[f"{name}_raw"] = sig["score"]
+        if h["id"] in rerank:
+            row["rerank_raw"] = rerank[h["id"]]
         rows.append(row)
     out.write(json.dumps({"group": group, "query": query, "candidates": rows}) + "\n")
 

@@ -361,6 +361,27 @@ class AscendingReranker(OverlapReranker):
     descending = False
 
 
+class ProbabilityReranker(OverlapReranker):
+    """Overlap scores as probabilities: the share of the query's words a document has."""
+
+    @property
+    def scores_are_probabilities(self) -> bool:
+        return True
+
+    def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[RankedDocument]:
+        words = max(1, len(re.findall(r"\w+", query)))
+        out = super().rerank(query, documents, top_k)
+        return [RankedDocument(r.index, r.text, r.score / words) for r in out]
+
+
+class CountsAsProbabilitiesReranker(OverlapReranker):
+    """Claims probabilities but returns word counts (can exceed 1)."""
+
+    @property
+    def scores_are_probabilities(self) -> bool:
+        return True
+
+
 class SemanticRerankerSuite(RerankerConformance):
     semantic = True
 
@@ -369,7 +390,21 @@ def test_reranker_suite_passes_for_a_correct_reranker() -> None:
     outcomes = _run_all(SemanticRerankerSuite(), OverlapReranker())
     assert outcomes.pop("test_unreachable_server_raises_reranker_error") == "skipped"
     assert outcomes.pop("test_http_500_raises_reranker_error_with_message") == "skipped"
+    assert outcomes.pop("test_probability_scores_are_in_the_unit_interval") == "skipped"
     assert set(outcomes.values()) == {"passed"}, outcomes
+
+
+def test_reranker_suite_checks_probability_scores() -> None:
+    outcomes = _run_all(SemanticRerankerSuite(), ProbabilityReranker())
+    assert outcomes["test_probability_scores_are_in_the_unit_interval"] == "passed"
+    assert (
+        _run_all(SemanticRerankerSuite(), OverlapReranker())[
+            "test_probability_scores_are_in_the_unit_interval"
+        ]
+        == "skipped"
+    )
+    outcomes = _run_all(SemanticRerankerSuite(), CountsAsProbabilitiesReranker())
+    assert outcomes["test_probability_scores_are_in_the_unit_interval"].startswith("failed")
 
 
 def test_reranker_suite_catches_ascending_order() -> None:

@@ -5,6 +5,11 @@ returns at most ``top_k`` :class:`RankedDocument` sorted by ``score`` descending
 more relevant; the scale is the provider's own). ``index`` is the document's position in
 the input list, so the caller can map results back. ``rerank(q, [], k)`` returns ``[]``.
 Failures raise :class:`memoweave.errors.RerankerError`.
+
+A provider whose score is a probability of relevance in [0, 1] (a cross-encoder's
+sigmoid, say) sets :attr:`Reranker.scores_are_probabilities`; search then fuses the score
+with the other signals into memoweave's calibrated score instead of returning the
+provider's own (see docs/retrieval.md).
 """
 
 from __future__ import annotations
@@ -39,6 +44,12 @@ class Reranker(ABC):
     @abstractmethod
     def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[RankedDocument]:
         """Return the ``top_k`` most relevant documents, best first."""
+
+    @property
+    def scores_are_probabilities(self) -> bool:
+        """Whether every ``score`` is a probability of relevance in [0, 1] (default:
+        ``False``, a scale of the provider's own)."""
+        return False
 
     def close(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """Release models or connections. Idempotent."""

@@ -34,14 +34,17 @@ class Candidate:
     payload: dict[str, Any]
     signals: dict[str, Signal] = field(default_factory=dict)
     score: float = 0.0
+    reranker_scored: bool = False
+    """``score`` is a reranker's own, on its provider's scale (not fused with the signals)."""
 
     def explanation(self) -> dict[str, dict[str, float]]:
         """``explain`` of a search result: each signal's raw ``score``, bounded ``value``,
-        ``rank`` and ``contribution`` (the reranker's score and rank only)."""
+        ``rank`` and ``contribution`` (a reranker's score and rank only when ``score`` is
+        the reranker's own)."""
         return {
             name: (
                 {"score": sig.score, "rank": sig.rank}
-                if name == "rerank"
+                if name == "rerank" and self.reranker_scored
                 else {
                     "score": sig.score,
                     "value": sig.value,

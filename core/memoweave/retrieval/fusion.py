@@ -7,7 +7,10 @@ raw score, never by the other candidates' scores (:func:`signal_value`):
 - ``keyword``: BM25 divided by the query's ceiling (the score of a memory matching every
   query token at saturation), so it says how much of the query's weight a memory
   matches; a store's native keyword score ``s`` becomes ``s / (s + 1)``;
-- ``entity``, ``time``, ``recency``: already in [0, 1].
+- ``entity``, ``time``, ``recency``: already in [0, 1];
+- ``rerank`` (a reranker whose scores are probabilities): its logit mapped linearly from
+  [:data:`RERANK_LOGIT_FLOOR`, :data:`RERANK_LOGIT_CEILING`] to [0, 1], so that the
+  model's confidence keeps its resolution near 0 and 1.
 
 Two methods (``retrieval.fusion``):
 
@@ -17,6 +20,10 @@ Two methods (``retrieval.fusion``):
   is about, the same whatever else is in the pool, the scope or the query;
 - ``rrf``: reciprocal-rank fusion, ``sum(weight / (rrf_k + rank))`` divided by its maximum
   ``sum(weight) / (rrf_k + 1)``: rank-based, so not comparable across queries.
+
+With ``search(rerank=True)`` and such a reranker, the fused top ``rerank_top_n`` are
+fused again with the reranker's value (:func:`fuse_reranked`, weights per kind of memory
+in :class:`.profiles.RerankStage`), so the score stays memoweave's calibrated one.
 
 A signal's ``contribution`` is its share of the score (``score * w * value / sum(w *
 value)`` for ``calibrated``; split evenly when no signal has a positive part), so the
@@ -29,15 +36,25 @@ import math
 from collections.abc import Mapping
 
 from memoweave.retrieval.candidates import Candidate, Signal
+from memoweave.retrieval.profiles import RerankStage
 
 STORE_KEYWORD_HALF = 1.0
 """A store's native keyword score that maps to the value 0.5 (it has no known ceiling)."""
+RERANK_LOGIT_FLOOR = -12.0
+"""The reranker logit that maps to the value 0 (the ``onnx`` cross-encoder's lowest is
+about -11.3)."""
+RERANK_LOGIT_CEILING = 10.0
+"""The reranker logit that maps to the value 1."""
 
 
 def signal_value(name: str, signal: Signal, keyword_ceiling: float | None) -> float:
     """The signal's raw score brought to [0, 1] (see the module docstring)."""
     score = signal.score
-    if name == "keyword":
+    if name == "rerank":
+        p = min(1.0 - 1e-12, max(1e-12, score))
+        logit = math.log(p / (1.0 - p))
+        score = (logit - RERANK_LOGIT_FLOOR) / (RERANK_LOGIT_CEILING - RERANK_LOGIT_FLOOR)
+    elif name == "keyword":
         if keyword_ceiling is None:
             score = score / (score + STORE_KEYWORD_HALF) if score > 0 else 0.0
         else:
@@ -55,7 +72,7 @@ def sigmoid(z: float) -> float:
 
 def fuse_calibrated(cand: Candidate, weights: Mapping[str, float], bias: float) -> None:
     """Set ``cand.score`` to ``sigmoid(bias + sum(weight * value))`` and the shares."""
-    parts = {n: weights.get(n, 0.0) * s.value for n, s in cand.signals.items() if n != "rerank"}
+    parts = {n: weights.get(n, 0.0) * s.value for n, s in cand.signals.items()}
     cand.score = sigmoid(bias + sum(parts.values()))
     positive = sum(p for p in parts.values() if p > 0)
     for name, part in parts.items():
@@ -64,6 +81,16 @@ def fuse_calibrated(cand: Candidate, weights: Mapping[str, float], bias: float) 
         else:  # nothing speaks for it: the base rate, split evenly
             share = cand.score / len(parts)
         cand.signals[name].contribution = share
+
+
+def fuse_reranked(
+    cand: Candidate, weights: Mapping[str, float], bias: float, stage: RerankStage
+) -> None:
+    """Fuse ``cand`` again with its ``rerank`` value: ``sigmoid(stage.bias + stage.fused *
+    (bias + sum(weight * value)) + stage.rerank * rerank_value)``, shares as above."""
+    scaled = {name: stage.fused * weight for name, weight in weights.items()}
+    scaled["rerank"] = stage.rerank
+    fuse_calibrated(cand, scaled, stage.bias + stage.fused * bias)
 
 
 def fuse_rrf(candidates: Mapping[str, Candidate], weights: Mapping[str, float], rrf_k: int) -> None:

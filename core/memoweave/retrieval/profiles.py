@@ -33,6 +33,18 @@ fact-QA dev personas (checked on the held-out ones, ``bench/fact_qa.py``)."""
 
 
 @dataclass(frozen=True)
+class RerankStage:
+    """How a reranker's probability joins the fused score (``search(rerank=True)`` with a
+    reranker whose ``scores_are_probabilities``): ``score = sigmoid(bias + fused * z +
+    rerank * value)``, ``z`` the first-pass logit (``bias + sum(weight * value)`` of the
+    profile) and ``value`` the reranker's bounded value (:func:`.fusion.signal_value`)."""
+
+    bias: float
+    fused: float
+    rerank: float
+
+
+@dataclass(frozen=True)
 class Profile:
     """Logistic weights of each signal's value, and the bias."""
 
@@ -44,6 +56,10 @@ class Profile:
     recency: float = 0.0
     neighbour: float = 0.0
     """Weight of the neighbour signal (:mod:`.neighbours`, turns only; not a setting)."""
+    reranked: RerankStage = RerankStage(bias=0.0, fused=1.0, rerank=0.0)
+    """The second stage with a reranker's probability (fitted with the ``onnx``
+    cross-encoder: ``bench/fit_fusion.py --rerank-stage``); the default keeps the
+    first-pass score."""
 
     def weights(self) -> dict[str, float]:
         """Weight by signal name."""
@@ -53,9 +69,26 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     # LoCoMo turns, fitted on conversations 26/30/41, checked on 42/43; the neighbour
     # weight chosen on 26/30/41 by recall@10 with the others fixed
-    KIND_TURN: Profile(bias=-3.86, dense=2.48, keyword=4.17, entity=0.74, time=0.81, neighbour=3.0),
+    # weight chosen on 26/30/41 by recall@10 with the others fixed; the reranked stage
+    # fitted on the same conversations
+    KIND_TURN: Profile(
+        bias=-3.86,
+        dense=2.48,
+        keyword=4.17,
+        entity=0.74,
+        time=0.81,
+        neighbour=3.0,
+        reranked=RerankStage(bias=-3.82, fused=0.19, rerank=4.57),
+    ),
     # LoCoMo observations of 26/30/41 + the fact-QA dev personas, checked on the rest
-    KIND_FACT: Profile(bias=-4.59, dense=4.05, keyword=3.77, entity=0.0, time=0.89),
+    KIND_FACT: Profile(
+        bias=-4.59,
+        dense=4.05,
+        keyword=3.77,
+        entity=0.0,
+        time=0.89,
+        reranked=RerankStage(bias=-3.56, fused=0.344, rerank=4.13),
+    ),
 }
 
 

@@ -16,9 +16,11 @@
    values into one score in [0, 1] with the fitted profile of each memory's kind
    (:mod:`.profiles`), so a score does not depend on the other candidates;
    ``threshold`` applies to it; the optional reranker then reorders the fused top
-   ``rerank_top_n``.
+   ``rerank_top_n``. A reranker whose scores are probabilities joins the fusion as the
+   ``rerank`` signal (:func:`.fusion.fuse_reranked`) and ``threshold`` applies to that
+   score; any other reranker's own score replaces the fused one.
 5. Each ranked :class:`.candidates.Candidate` carries every signal's raw score, rank and
-   contribution (the contributions add up to the fused score; with a reranker,
+   contribution (the contributions add up to the score; with a reranker of its own scale,
    ``rerank`` holds its score and rank and ``score`` is the reranker's), which
    :meth:`.candidates.Candidate.explanation` renders for ``explain=True``.
 
@@ -45,7 +47,7 @@ from memoweave.providers.vector_store import VectorStore
 from memoweave.retrieval.candidates import Candidate, Signal, collect, record
 from memoweave.retrieval.dense import dense_hits, query_cosines
 from memoweave.retrieval.entity_signal import entity_scores
-from memoweave.retrieval.fusion import fuse_calibrated, fuse_rrf, signal_value
+from memoweave.retrieval.fusion import fuse_calibrated, fuse_reranked, fuse_rrf, signal_value
 from memoweave.retrieval.graph import GraphContext, graph_context, graph_hits, graph_relations
 from memoweave.retrieval.keyword import keyword_payloads, keyword_scores, keyword_scores_of
 from memoweave.retrieval.neighbours import neighbour_scores
@@ -148,10 +150,14 @@ class Retriever:
         else:
             self._fuse_calibrated(candidates)
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.id))
-        if threshold is not None:
+        reranker = self._reranker if rerank else None
+        fused = reranker is not None and reranker.scores_are_probabilities
+        if threshold is not None and not fused:
             ranked = [c for c in ranked if c.score >= threshold]
-        if rerank and self._reranker is not None and ranked:
-            ranked = yield from self._rerank(query, ranked[: settings.rerank_top_n])
+        if reranker is not None and ranked:
+            ranked = yield from self._rerank(query, ranked[: settings.rerank_top_n], fused)
+            if threshold is not None and fused:
+                ranked = [c for c in ranked if c.score >= threshold]
         return ranked[:top_k]
 
     def _fuse_calibrated(self, candidates: dict[str, Candidate]) -> None:
@@ -230,14 +236,23 @@ class Retriever:
             }
             record(candidates, "recency", {i: v for i, v in scores.items() if v > 0})
 
-    def _rerank(self, query: str, ranked: list[Candidate]) -> Steps[list[Candidate]]:
+    def _rerank(self, query: str, ranked: list[Candidate], fused: bool) -> Steps[list[Candidate]]:
+        """The reranker's order of ``ranked``: by the score fused with its probabilities
+        (``fused``), else by its own score."""
         assert self._reranker is not None
         texts = [c.payload.get("memory", "") for c in ranked]
         out = yield call(self._reranker.rerank, query, texts, top_k=len(texts))
         reordered: list[Candidate] = []
         for doc in out:
             cand = ranked[doc.index]
-            cand.signals["rerank"] = Signal(float(doc.score), rank=len(reordered) + 1)
-            cand.score = float(doc.score)
+            signal = cand.signals["rerank"] = Signal(float(doc.score), rank=len(reordered) + 1)
+            if fused:
+                signal.value = signal_value("rerank", signal, None)
+                profile = profile_of(cand.payload)
+                fuse_reranked(cand, self._weights(profile), profile.bias, profile.reranked)
+            else:
+                cand.score, cand.reranker_scored = float(doc.score), True
             reordered.append(cand)
+        if fused:
+            reordered.sort(key=lambda c: (-c.score, c.id))
         return reordered

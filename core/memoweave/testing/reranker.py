@@ -98,6 +98,21 @@ class RerankerConformance(RemoteProviderSupport, StandardTests):
         assert position.index(1) < position.index(2)
         assert position.index(1) < position.index(4)
 
+    def test_probability_scores_are_in_the_unit_interval(self, reranker: Reranker) -> None:
+        """A reranker with ``scores_are_probabilities`` scores every document in [0, 1]
+        (search fuses such scores as probabilities; skipped for a scale of its own).
+
+        Troubleshooting: apply the sigmoid to the model's logit, or return ``False`` from
+        ``scores_are_probabilities``.
+        """
+        claims = reranker.scores_are_probabilities
+        assert isinstance(claims, bool), f"scores_are_probabilities is {claims!r}, not a bool"
+        if not claims:
+            pytest.skip("this reranker's scores are on a scale of its own")
+        docs = [*DOCS, "東京に住んでいます", ""]
+        for r in _check_ranking(reranker.rerank(QUERY, docs, len(docs)), docs, len(docs)):
+            assert 0.0 <= r.score <= 1.0, f"score {r.score} of document {r.index} is not in [0, 1]"
+
     def test_invalid_top_k_is_rejected(self, reranker: Reranker) -> None:
         """top_k < 1 raises a MemoweaveError.
 

@@ -43,6 +43,11 @@ class OnnxCrossEncoder(Reranker):
                 details={"reason": "bad_model", "path": str(self.model_path)},
             )
 
+    @property
+    def scores_are_probabilities(self) -> bool:
+        """``True`` with ``activation: sigmoid`` (the default), ``False`` for raw logits."""
+        return self.config.activation == "sigmoid"
+
     def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[RankedDocument]:
         check_query(query)
         docs = check_texts(documents, what="documents")

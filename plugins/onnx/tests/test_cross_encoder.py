@@ -94,11 +94,12 @@ def test_bad_config_is_rejected(bad: dict[str, object]) -> None:
         _reranker(**bad)
 
 
+@pytest.mark.parametrize("activation", ["sigmoid", "none"])
 def test_search_with_rerank_puts_the_memory_first(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, activation: str
 ) -> None:
     monkeypatch.setenv("MEMOWEAVE_HOME", str(tmp_path))  # the embedded default stack
-    memory = Memory({"reranker": {"provider": "onnx"}})
+    memory = Memory({"reranker": {"provider": "onnx", "config": {"activation": activation}}})
     try:
         for text in DOCS:
             memory.add(text, user_id="u", infer=False)
@@ -106,4 +107,11 @@ def test_search_with_rerank_puts_the_memory_first(
     finally:
         memory.close()
     assert out[0]["memory"] == DOCS[1]
-    assert out[0]["score"] == out[0]["explain"]["rerank"]["score"] > out[1]["score"]
+    assert out[0]["score"] > out[1]["score"]
+    if activation == "sigmoid":  # probabilities: fused into memoweave's calibrated score
+        for hit in out:
+            shares = sum(s["contribution"] for s in hit["explain"].values())
+            assert shares == pytest.approx(hit["score"]) and 0 < hit["score"] < 1
+            assert 0 <= hit["explain"]["rerank"]["value"] <= 1
+    else:  # raw logits: the reranker's own score
+        assert out[0]["score"] == out[0]["explain"]["rerank"]["score"]

@@ -1,0 +1,95 @@
+"""Reranking: a reranker whose scores are probabilities is fused with the other signals
+(calibrated score, shares that add up, ``threshold`` on that score); any other reranker's
+own score replaces the fused one."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+import pytest
+
+from memoweave.providers.reranker import RankedDocument, Reranker, ranked
+from memoweave.retrieval.fusion import RERANK_LOGIT_CEILING, RERANK_LOGIT_FLOOR
+from memoweave.retrieval.profiles import PROFILES
+
+from .conftest import BuildMemory, add_texts
+
+TEXTS = [
+    "Bob enjoys hiking in the mountains on weekends",
+    "Bob drinks green tea every morning",
+    "Bob works as a nurse at the city hospital",
+    "Bob's sister plays the violin in an orchestra",
+    "Bob keeps two goldfish called Salt and Pepper",
+]
+QUERY = "What are the names of Bob's fish?"
+ANSWER = TEXTS[4]
+
+
+class WordsReranker(Reranker):
+    """Scores a document by the query's longer words it contains (``goldfish`` counts for
+    ``fish``): a count of its own, or with ``probabilities`` the share of those words."""
+
+    def __init__(self, probabilities: bool) -> None:
+        self.probabilities = probabilities
+        self.calls: list[int] = []
+
+    @property
+    def scores_are_probabilities(self) -> bool:
+        return self.probabilities
+
+    def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[RankedDocument]:
+        self.calls.append(len(documents))
+        words = {w for w in re.findall(r"\w+", query.lower()) if len(w) > 3}
+        counts = [
+            float(sum(any(w in t for t in re.findall(r"\w+", d.lower())) for w in words))
+            for d in documents
+        ]
+        scores = [c / len(words) for c in counts] if self.probabilities else counts
+        return ranked(documents, scores, top_k)
+
+
+def test_a_probability_reranker_is_fused_into_a_calibrated_score(
+    build_memory: BuildMemory,
+) -> None:
+    reranker = WordsReranker(probabilities=True)
+    memory = build_memory(retrieval={"rerank_top_n": 5}, reranker=reranker)
+    add_texts(memory, TEXTS)
+    plain = memory.search(QUERY, user_id="alice", explain=True)["results"]
+    hits = memory.search(QUERY, user_id="alice", explain=True, rerank=True)["results"]
+    assert reranker.calls == [5] and len(hits) == 5
+    assert hits[0]["memory"] == ANSWER
+    first_pass = {h["id"]: h["score"] for h in plain}
+    stage = PROFILES["fact"].reranked
+    for hit in hits:
+        explain = hit["explain"]
+        rerank = explain["rerank"]
+        logit = math.log(rerank["score"] / (1 - rerank["score"])) if rerank["score"] else -99
+        span = RERANK_LOGIT_CEILING - RERANK_LOGIT_FLOOR
+        assert rerank["value"] == pytest.approx(
+            min(1.0, max(0.0, (logit - RERANK_LOGIT_FLOOR) / span))
+        )
+        z = math.log(first_pass[hit["id"]] / (1 - first_pass[hit["id"]]))
+        expected = 1 / (
+            1 + math.exp(-(stage.bias + stage.fused * z + stage.rerank * rerank["value"]))
+        )
+        assert hit["score"] == pytest.approx(expected)
+        assert sum(s["contribution"] for s in explain.values()) == pytest.approx(hit["score"])
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+    cut = hits[1]["score"]
+    kept = memory.search(QUERY, user_id="alice", rerank=True, threshold=cut)["results"]
+    assert [h["id"] for h in kept] == [h["id"] for h in hits[:2]]
+
+
+def test_a_reranker_of_its_own_scale_replaces_the_score(build_memory: BuildMemory) -> None:
+    memory = build_memory(reranker=WordsReranker(probabilities=False))
+    add_texts(memory, TEXTS)
+    hits = memory.search(QUERY, user_id="alice", explain=True, rerank=True)["results"]
+    assert hits[0]["memory"] == ANSWER
+    for rank, hit in enumerate(hits, start=1):
+        assert hit["explain"]["rerank"] == {"score": hit["score"], "rank": rank}
+    everything = memory.search(QUERY, user_id="alice")["results"]
+    cut = everything[1]["score"]  # threshold applies to the fused score, before reranking
+    kept = memory.search(QUERY, user_id="alice", rerank=True, threshold=cut)["results"]
+    assert {h["id"] for h in kept} == {h["id"] for h in everything[:2]}

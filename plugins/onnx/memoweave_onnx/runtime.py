@@ -72,6 +72,11 @@ def load_session(ort: Any, path: Path, threads: int, error: type[MemoweaveError]
             hint="Check that the config points at a valid ONNX model file.",
             details={"reason": "bad_model", "path": str(path)},
         ) from exc
+    # onnxruntime keeps the bytes a session was built from (22 MB here) for a fallback to
+    # other providers that a CPU-only session never makes; its own source calls that bad.
+    session.disable_fallback()
+    if isinstance(getattr(session, "_model_bytes", None), bytes):
+        session._model_bytes = None
     del model
     release_freed_heap()
     return session

@@ -10,13 +10,13 @@ both follow the id rules of :func:`memoweave.memory.scope.validate_identifier`.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from memoweave.errors import ValidationError
 from memoweave.memory.clock import iso
+from memoweave.memory.ids import new_id
 from memoweave.memory.scope import validate_identifier
 from memoweave.memory.validate import check_text, check_timestamp
 
@@ -72,7 +72,7 @@ def _normalize_one(index: int, message: Any) -> NormalizedMessage:
         name = validate_identifier(f"{where}.name", name)
     message_id = message.get("id")
     if message_id is None:
-        message_id = str(uuid.uuid4())
+        message_id = new_id()
     elif not isinstance(message_id, (str, int)) or isinstance(message_id, bool):
         raise ValidationError(
             f"{where}.id must be a string or integer", hint="Use your message ids as strings."

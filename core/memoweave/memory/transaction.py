@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,6 +33,7 @@ from memoweave.errors import HistoryError, MemoweaveError, VectorStoreError
 from memoweave.graph.terms import Triple
 from memoweave.memory.graph_writes import GraphChange, plan_graph, undo_graph
 from memoweave.memory.history import HistoryEvent, HistoryStore, StoredMessage
+from memoweave.memory.ids import new_id
 from memoweave.providers.graph_store import GraphStore
 from memoweave.providers.vector_store import StoredRecord, VectorRecord, VectorStore
 from memoweave.runtime.steps import Steps, call
@@ -76,7 +76,7 @@ def apply_plan(
     missing = touched - plan.before.keys()
     if missing:
         raise ValueError(f"write plan lacks before-images for {sorted(missing)}")
-    op_id = str(uuid.uuid4())
+    op_id = new_id()
     undo = [_undo_entry(i, rec) for i, rec in plan.before.items()]
     change: GraphChange | None = None
     if graph is not None and (plan.upserts or plan.deletes):

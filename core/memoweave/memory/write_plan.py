@@ -21,7 +21,6 @@ Its rules, applied to records read under the write's claims:
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -40,6 +39,7 @@ from memoweave.memory.actions import (
 )
 from memoweave.memory.clock import iso
 from memoweave.memory.history import HistoryEvent, HistoryStore, StoredMessage
+from memoweave.memory.ids import new_id
 from memoweave.memory.payload import (
     STATUS_ACTIVE,
     STATUS_DELETED,
@@ -210,15 +210,15 @@ class _Builder:
         text, vector = self.texts[index]
         if self._duplicate(text, against_scope=True):
             return
-        new_id = str(uuid.uuid4())
+        memory_id = new_id()
         if isinstance(action, AddMemory) and action.relations is not None:
-            self.plan.triples[new_id] = list(action.relations)
+            self.plan.triples[memory_id] = list(action.relations)
         payload = self._new_payload(action, text, tuple(dict.fromkeys(replaced)))
-        self._upsert(new_id, vector, payload, before=None)
-        self._event(new_id, "ADD", None, text, payload)
-        self.written.results.append({"id": new_id, "memory": text, "event": "ADD"})
+        self._upsert(memory_id, vector, payload, before=None)
+        self._event(memory_id, "ADD", None, text, payload)
+        self.written.results.append({"id": memory_id, "memory": text, "event": "ADD"})
         for old_id in dict.fromkeys(replaced):
-            self._supersede(old_id, new_id, text)
+            self._supersede(old_id, memory_id, text)
 
     def _update(self, index: int, action: UpdateMemory) -> None:
         text, vector = self.texts[index]
@@ -237,21 +237,21 @@ class _Builder:
             {"id": action.id, "memory": text, "event": "UPDATE", "previous_memory": old_text}
         )
 
-    def _supersede(self, old_id: str, new_id: str, new_text: str) -> None:
+    def _supersede(self, old_id: str, successor_id: str, new_text: str) -> None:
         before = self.records[old_id]
         payload = {
             **before.payload,
             STATUS_KEY: STATUS_SUPERSEDED,
-            "superseded_by": new_id,
+            "superseded_by": successor_id,
             "valid_until": self.now,
             "updated_at": self.now,
         }
         self.replaced.add(old_id)
         self._upsert(old_id, before.vector, payload, before=before)
         old_text = before.payload.get("memory")
-        self._event(old_id, "SUPERSEDE", old_text, new_text, payload, superseded_by=new_id)
+        self._event(old_id, "SUPERSEDE", old_text, new_text, payload, superseded_by=successor_id)
         self.written.results.append(
-            {"id": old_id, "memory": old_text, "event": "SUPERSEDE", "superseded_by": new_id}
+            {"id": old_id, "memory": old_text, "event": "SUPERSEDE", "superseded_by": successor_id}
         )
 
     def _soft_delete(self, memory_id: str) -> None:
@@ -337,7 +337,7 @@ class _Builder:
     ) -> None:
         self.plan.events.append(
             HistoryEvent(
-                id=str(uuid.uuid4()),
+                id=new_id(),
                 memory_id=memory_id,
                 event=event,
                 created_at=self.now,

@@ -8,7 +8,7 @@ batching so padding stays small; results come back in input order. torch is neve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,10 +78,10 @@ class OnnxEmbedder(Embedder):
         np = self._np
         encodings = self._tokenizer.encode_batch(items)
         order = sorted(range(len(items)), key=lambda i: len(encodings[i].ids))
+        widths = [len(encodings[i].ids) for i in order]
         out: Any = None
-        size = self.config.batch_size
-        for start in range(0, len(order), size):
-            chunk = order[start : start + size]
+        for start, stop in batches(widths, self.config.batch_size, self.config.batch_tokens):
+            chunk = order[start:stop]
             vectors = self._run([encodings[i] for i in chunk])
             if out is None:
                 out = np.empty((len(items), vectors.shape[1]), dtype=np.float32)
@@ -109,6 +109,18 @@ class OnnxEmbedder(Embedder):
     def close(self) -> None:
         """Release the onnxruntime session; later ``embed`` calls raise ``EmbeddingError``."""
         self._session = None
+
+
+def batches(widths: Sequence[int], max_rows: int, max_tokens: int) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` runs of ``widths`` (token counts sorted ascending) for one forward
+    pass each: at most ``max_rows`` texts and, past a pass's first text, at most
+    ``max_tokens`` padded tokens (texts x the longest, the last)."""
+    start = 0
+    for stop in range(1, len(widths) + 1):
+        rows = stop - start
+        if stop == len(widths) or rows == max_rows or (rows + 1) * widths[stop] > max_tokens:
+            yield start, stop
+            start = stop
 
 
 def pool(np: Any, hidden: Any, mask: Any, mode: str) -> Any:

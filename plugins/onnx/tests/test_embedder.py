@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from memoweave_onnx.embedder import batches
 
 from memoweave.errors import ConfigError, EmbeddingError, ValidationError
 from memoweave.plugins import load_registry
@@ -70,6 +71,27 @@ def test_small_batches_give_the_same_vectors_in_input_order(onnx_default: Any) -
         small.close()
     b = onnx_default.embed(SENTENCES)
     assert [round(cosine(x, y), 4) for x, y in zip(a, b, strict=True)] == [1.0] * len(SENTENCES)
+
+
+def test_a_token_budget_splits_passes_and_keeps_vectors_in_input_order(
+    onnx_default: Any,
+) -> None:
+    """batch_tokens=1: one text per pass, same vectors as the default passes."""
+    single = _onnx(batch_tokens=1)
+    try:
+        a = single.embed(SENTENCES)
+    finally:
+        single.close()
+    b = onnx_default.embed(SENTENCES)
+    assert [round(cosine(x, y), 4) for x, y in zip(a, b, strict=True)] == [1.0] * len(SENTENCES)
+
+
+def test_passes_hold_at_most_batch_size_texts_and_batch_tokens_padded_tokens() -> None:
+    assert list(batches([3] * 10, 4, 10_000)) == [(0, 4), (4, 8), (8, 10)]
+    # sorted widths: a pass's padded size is its count x its last width
+    assert list(batches([10, 10, 20, 30, 60, 200], 32, 64)) == [(0, 3), (3, 4), (4, 5), (5, 6)]
+    assert list(batches([500], 32, 64)) == [(0, 1)]  # a long text still gets its pass
+    assert list(batches([], 32, 64)) == []
 
 
 def test_long_texts_are_truncated_to_max_length() -> None:
@@ -205,7 +227,13 @@ def test_missing_model_package_names_the_pip_command(monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize(
     "config",
-    [{"batch_size": 0}, {"max_length": 4}, {"pooling": "weighted"}, {"device": "cuda"}],
+    [
+        {"batch_size": 0},
+        {"batch_tokens": 0},
+        {"max_length": 4},
+        {"pooling": "weighted"},
+        {"device": "cuda"},
+    ],
 )
 def test_invalid_config_is_a_config_error(config: dict[str, Any]) -> None:
     with pytest.raises(ConfigError):

@@ -63,25 +63,16 @@ def test_vectors_are_unit_length_and_384_dims(onnx_default: Any) -> None:
         assert abs(sum(x * x for x in vec) - 1.0) < 1e-4
 
 
-def test_small_batches_give_the_same_vectors_in_input_order(onnx_default: Any) -> None:
-    small = _onnx(batch_size=2)
+@pytest.mark.parametrize("passes", [{"batch_size": 2}, {"batch_tokens": 1}])
+def test_smaller_passes_give_the_same_vectors_in_input_order(
+    onnx_default: Any, passes: dict[str, int]
+) -> None:
+    """Two texts per pass, or one (a token budget of 1), vs the default passes."""
+    small = _onnx(**passes)
     try:
         a = small.embed(SENTENCES)
     finally:
         small.close()
-    b = onnx_default.embed(SENTENCES)
-    assert [round(cosine(x, y), 4) for x, y in zip(a, b, strict=True)] == [1.0] * len(SENTENCES)
-
-
-def test_a_token_budget_splits_passes_and_keeps_vectors_in_input_order(
-    onnx_default: Any,
-) -> None:
-    """batch_tokens=1: one text per pass, same vectors as the default passes."""
-    single = _onnx(batch_tokens=1)
-    try:
-        a = single.embed(SENTENCES)
-    finally:
-        single.close()
     b = onnx_default.embed(SENTENCES)
     assert [round(cosine(x, y), 4) for x, y in zip(a, b, strict=True)] == [1.0] * len(SENTENCES)
 

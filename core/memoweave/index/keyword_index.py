@@ -272,21 +272,20 @@ class KeywordIndex:
     ) -> KeywordScores:
         """The best ``limit`` of the scope's memories holding one of ``tokens`` (the path
         of scopes too large to hold): MaxScore over the tokens' postings in SQLite
-        (:mod:`.keyword_topk`). A token's document frequency, largest frequency and
-        shortest memory are read once per entry (the entry keeps them current)."""
+        (:mod:`.keyword_topk`). A token's document frequency, a bound on its largest
+        frequency and its shortest memory are read once per entry (the entry keeps them
+        current)."""
         where, params = _scope_where(keys, statuses, unindexed=True)
         unknown = [t for t in tokens if t not in entry.df]
-        if unknown:  # per token: (memory rowid, token, frequency) of each match, counted
+        if unknown:  # per token: its instances, the memories holding it, the shortest one
             counted = conn.execute(
-                "SELECT term, COUNT(*), MAX(tf), MIN(length) FROM (SELECT v.term AS term, "
-                "COUNT(*) AS tf, d.length AS length FROM keyword_vocab AS v JOIN keyword_docs "
-                f"AS d ON d.rowid = v.doc WHERE v.term IN ({', '.join('?' * len(unknown))}) "
-                f"AND {where} GROUP BY v.doc, v.term) GROUP BY term",
+                "SELECT v.term, COUNT(*), COUNT(DISTINCT v.doc), MIN(d.length) "
+                "FROM keyword_vocab AS v JOIN keyword_docs AS d ON d.rowid = v.doc "
+                f"WHERE v.term IN ({', '.join('?' * len(unknown))}) AND {where} GROUP BY v.term",
                 [*unknown, *params],
             ).fetchall()
-            found = {
-                term: (int(df), int(most), int(shortest)) for term, df, most, shortest in counted
-            }
+            # a memory holding a token k times leaves instances - k for the df - 1 others
+            found = {t: (df, seen - df + 1, shortest) for t, seen, df, shortest in counted}
             entry.remember_df({t: found.get(t, (0, 0, 0)) for t in unknown})
         docs, avg_length = entry.docs, entry.avg_length
         ceiling = bm25_ceiling(docs, [entry.df[t] for t in tokens])

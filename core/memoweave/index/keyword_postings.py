@@ -71,8 +71,8 @@ class ScopeDocs:
     """One scope's documents as BM25 reads them (see the module docstring);
     ``postings`` and ``lengths`` are ``None`` for a scope too large to hold, whose ``df``
     remembers the document frequency of the tokens searches asked for and ``extremes``
-    each one's (most times one document holds it, shortest document holding it), kept by
-    writes (a removal leaves the extremes as they were, which keeps them bounds)."""
+    bounds of each one's (most times one document holds it, shortest document holding
+    it), kept by writes (a removal leaves the extremes as they were: still bounds)."""
 
     version: Version
     docs: int
@@ -146,8 +146,9 @@ class ScopeDocs:
                 del self.postings[token]
 
     def remember_df(self, counted: dict[str, tuple[int, int, int]]) -> None:
-        """Remember each token's (document frequency, most times one document holds it,
-        shortest document holding it) read from the tables (as of this entry's version)."""
+        """Remember each token's (document frequency, at least the most times one
+        document holds it, at most the length of the shortest document holding it) read
+        from the tables (as of this entry's version)."""
         if len(self.df) + len(counted) > MAX_KNOWN_DF:
             self.df.clear()
             self.extremes.clear()

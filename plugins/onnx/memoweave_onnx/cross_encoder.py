@@ -30,8 +30,8 @@ class OnnxCrossEncoder(Reranker):
         self._tokenizer = load_tokenizer(
             tokenizers, tokenizer_path, self.config.max_length, RerankerError
         )
-        self._session: Any = load_session(
-            ort, self.model_path, self.config.intra_op_threads, RerankerError
+        self._session: Any = load_session(  # scores compared across calls: one graph
+            ort, self.model_path, self.config.intra_op_threads, RerankerError, staged=False
         )
         self._input_names = {item.name for item in self._session.get_inputs()}
         labels = self._session.get_outputs()[0].shape[-1]

@@ -148,6 +148,38 @@ def _gather_axis(node: _Node) -> int:
     return 0
 
 
+INTEGER_OPS = frozenset(
+    {
+        "ConvInteger",
+        "DynamicQuantizeLinear",
+        "DynamicQuantizeMatMul",
+        "MatMulInteger",
+        "MatMulIntegerToFloat",
+        "MatMulNBits",
+        "QAttention",
+        "QGemm",
+        "QLinearConv",
+        "QLinearMatMul",
+        "QuantizeLinear",
+    }
+)
+"""Operators doing integer arithmetic: the optimiser fuses them into kernels that round
+differently, so their outputs are not the unoptimised graph's up to float rounding."""
+
+
+def has_integer_arithmetic(model: bytes) -> bool:
+    """Whether ``model`` has a node of :data:`INTEGER_OPS` (``True`` when it cannot be
+    parsed)."""
+    try:
+        graphs = [v for n, w, v, _ in _fields(model) if n == _GRAPH and w == _LEN]
+        if len(graphs) != 1:
+            return True
+        nodes = [v for n, w, v, _ in _fields(model, *graphs[0]) if n == _NODE and w == _LEN]
+        return any(_node(model, span).op in INTEGER_OPS for span in nodes)
+    except (ValueError, IndexError, UnicodeDecodeError):
+        return True
+
+
 def gather_before_dequantize(model: bytes) -> bytes | None:
     """``model`` with every ``Gather(Cast(Q) * S, ids)`` of initializers ``Q`` and ``S``
     (``S`` one scale per row of ``Q``, or broadcast over the whole table) turned into

@@ -12,7 +12,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 from memoweave_onnx._resources import cross_encoder_dir, model_file
-from memoweave_onnx.int8_tables import gather_before_dequantize
+from memoweave_onnx.int8_tables import gather_before_dequantize, has_integer_arithmetic
 
 from memoweave.plugins import load_registry
 
@@ -45,6 +45,7 @@ def test_the_rewritten_default_model_gives_bit_identical_hidden_states() -> None
 def test_the_embedder_serves_the_same_vectors_as_the_model_file() -> None:
     embedder = load_registry().create("embedder", "onnx", {})
     try:
+        embedder.embed(TEXTS[:1])  # past the unoptimised first run (see the test below)
         got = embedder.embed(TEXTS)
         embedder._session = _session(str(model_file(None)))  # the file as shipped
         assert embedder.embed(TEXTS) == got
@@ -58,6 +59,15 @@ def test_models_without_such_tables_or_unreadable_bytes_are_left_alone() -> None
     whole = model_file(None).read_bytes()
     for broken in (b"", b"\xff" * 12, whole[: len(whole) // 2]):
         assert gather_before_dequantize(broken) is None
+        assert has_integer_arithmetic(broken)  # unknown: treated as integer arithmetic
+
+
+def test_integer_arithmetic_is_told_apart_from_float_graphs() -> None:
+    """The cross-encoder quantises activations (its optimised graph rounds differently),
+    the MiniLM export only stores int8 weights and computes in float32."""
+    cross_encoder, _ = cross_encoder_dir(None)
+    assert has_integer_arithmetic(cross_encoder.read_bytes())
+    assert not has_integer_arithmetic(model_file(None).read_bytes())
 
 
 def test_the_session_runs_without_the_memory_arena() -> None:
@@ -96,3 +106,22 @@ def test_the_default_embedder_holds_no_float32_copy_of_its_tables() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     ).stdout
     assert float(out.strip().splitlines()[-1]) < 80
+
+
+def test_the_session_starts_unoptimised_and_optimises_at_its_second_run() -> None:
+    """A one-shot process embeds its query on the graph that starts fastest; the second
+    run switches to the optimised graph, with the same vectors up to float rounding."""
+    embedder = load_registry().create("embedder", "onnx", {})
+    try:
+        session = embedder._session
+        level = ort.GraphOptimizationLevel
+        assert session.get_session_options().graph_optimization_level == level.ORT_DISABLE_ALL
+        first = embedder.embed(TEXTS[:1], purpose="query")
+        assert not session.optimized
+        second = embedder.embed(TEXTS[:1], purpose="query")
+        assert session.optimized
+        assert session.get_session_options().graph_optimization_level == level.ORT_ENABLE_ALL
+        assert np.allclose(first, second, rtol=0, atol=1e-6)
+        assert embedder.embed(TEXTS) == embedder.embed(TEXTS)  # stable once optimised
+    finally:
+        embedder.close()

@@ -49,6 +49,7 @@ def _fields(buf: bytes, start: int = 0, end: int | None = None) -> list[tuple[in
     while pos < end:
         key, pos = _varint(buf, pos)
         number, wire = key >> 3, key & 7
+        value: Any
         if wire == 0:
             value, pos = _varint(buf, pos)
         elif wire == _LEN:

@@ -105,20 +105,21 @@ def test_tokens_that_cannot_change_the_ranking_are_not_read(
     with history.transaction() as conn:
         index.upsert(conn, [*common, *rare])
     steps: list[str] = []
-    scored = keyword_topk._scored_sql
+    for name in ("_stored_sql", "_counted_sql"):
+        step = getattr(keyword_topk, name)
 
-    def spy(idf: dict[str, float], docs: str, *args: Any) -> tuple[str, list[object]]:
-        steps.append(docs)
-        return scored(idf, docs, *args)
+        def spy(*args: Any, name: str = name, step: Any = step) -> Any:
+            steps.append(name)
+            return step(*args)
 
-    monkeypatch.setattr(keyword_topk, "_scored_sql", spy)
+        monkeypatch.setattr(keyword_topk, name, spy)
     hits = ranked(index, "lisbon tea", SCOPE, 3).hits
     assert [i for i, _ in hits] == ["r0", "r1", "r2"]
-    assert len(steps) == 1  # "tea"'s 305 postings: never read
+    assert steps == ["_stored_sql"]  # "tea"'s 305 postings: never read
     steps.clear()
     hits = ranked(index, "lisbon tea", SCOPE, 6).hits  # 5 hold "lisbon": "tea" decides
     assert [i for i, _ in hits][:5] == [f"r{i}" for i in range(5)] and len(hits) == 6
-    assert len(steps) == 2
+    assert steps == ["_stored_sql", "_counted_sql"]
     history.close()
 
 

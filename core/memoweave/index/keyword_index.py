@@ -293,7 +293,8 @@ class KeywordIndex:
         if not idf:
             return KeywordScores([], ceiling, _no_scores)
         bounds = {t: entry.bound(t, w) for t, w in idf.items()}
-        hits = keyword_topk.top_k(conn, idf, bounds, where, params, avg_length, limit)
+        matches = {t: entry.df[t] for t in idf}
+        hits = keyword_topk.top_k(conn, idf, bounds, matches, where, params, avg_length, limit)
         ranked = dict(hits)
 
         def score_of(memory_ids: Sequence[str]) -> dict[str, float]:

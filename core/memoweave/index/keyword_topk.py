@@ -28,7 +28,20 @@ SLACK = 1 + 1e-9
 """Bounds are compared after this factor, so float rounding never ends a search early."""
 
 
-def _scored_sql(
+STEP_SHARE = 0.25
+"""A token's memories are scored from their stored text (a MaxScore step) only if they
+are at most this share of the later tokens' postings, which the step may spare; the
+share halves after each step that did not end the ranking."""
+
+
+def _score(idf: dict[str, float]) -> tuple[str, list[object]]:
+    """BM25 over columns ``f0``, ``f1``... (each query token's frequency, in ``idf``'s
+    order), ``length`` and ``avg``, and its parameters: bm25_tf's operations in order."""
+    weights = [f"(? * (f{i} * ? / (f{i} + ? * (? + ? * length / avg))))" for i in range(len(idf))]
+    return " + ".join(weights), [x for w in idf.values() for x in (w, K1 + 1, K1, 1 - B, B)]
+
+
+def _stored_sql(
     idf: dict[str, float],
     docs: str,
     where: str,
@@ -40,10 +53,9 @@ def _scored_sql(
     after those of ``docs``. ``where`` (with ``params``) applies to the FTS row's scope
     columns, which equal ``keyword_docs``'. One FTS row read per memory gives its id,
     scope, length and every query token's frequency."""
-    counts, weights = [], []
-    before: list[object] = []
-    after: list[object] = []
-    for i, (token, weight) in enumerate(idf.items()):
+    counts: list[str] = []
+    needles: list[object] = []
+    for i, token in enumerate(idf):
         needle = f" {token} "
         # counted in ``doubled`` (each token between two spaces of its own, so repeats
         # are found too), only where ``spaced`` holds it at all
@@ -51,9 +63,8 @@ def _scored_sql(
             f"CASE WHEN instr(spaced, ?) THEN (length(doubled) - length(replace(doubled, ?, ''))) "
             f"/ ? ELSE 0 END AS f{i}"
         )
-        before += [needle, needle, len(needle)]
-        weights.append(f"(? * (f{i} * ? / (f{i} + ? * (? + ? * length / avg))))")  # bm25_tf
-        after += [weight, K1 + 1, K1, 1 - B, B]
+        needles += [needle, needle, len(needle)]
+    score, weights = _score(idf)
     sql = (
         f"WITH chosen AS MATERIALIZED ({docs}), counted AS MATERIALIZED ("
         f"SELECT memory_id, length, ? AS avg, {', '.join(counts)} FROM ("
@@ -61,43 +72,80 @@ def _scored_sql(
         "' ' || replace(f.tokens, ' ', '  ') || ' ' AS doubled, "
         "length(f.tokens) - length(replace(f.tokens, ' ', '')) + 1 AS length "
         f"FROM chosen JOIN keyword_fts AS f ON f.rowid = chosen.doc WHERE {where})) "
-        f"SELECT memory_id, {' + '.join(weights)} AS score FROM counted WHERE score > 0"
+        f"SELECT memory_id, {score} AS score FROM counted WHERE score > 0"
     )
-    return sql, [avg_length, *before, *params, *after]
+    return sql, [avg_length, *needles, *params, *weights]
+
+
+def _counted_sql(
+    idf: dict[str, float],
+    rest: list[str],
+    taken: list[str],
+    where: str,
+    params: Sequence[object],
+    avg_length: float,
+) -> tuple[str, list[object]]:
+    """A query of (memory id, BM25 > 0) of the scope's memories holding one of ``rest``
+    and none of ``taken``, and its parameters: each memory's frequencies counted from the
+    tokens' FTS5 instances, its length read from ``keyword_docs`` (``where`` on its
+    columns, off the scope indexes), no stored text read."""
+    counts = ", ".join(f"SUM(term = ?) AS f{i}" for i in range(len(idf)))
+    docs = f"term IN ({', '.join('?' * len(rest))})"
+    if taken:
+        docs += (
+            " AND doc NOT IN (SELECT doc FROM keyword_vocab "
+            f"WHERE term IN ({', '.join('?' * len(taken))}))"
+        )
+    score, weights = _score(idf)
+    sql = (
+        f"WITH counted AS MATERIALIZED (SELECT doc, {counts} FROM keyword_vocab "
+        f"WHERE {docs} GROUP BY doc), scored AS MATERIALIZED (SELECT d.memory_id AS memory_id, "
+        "d.length AS length, ? AS avg, counted.* FROM counted JOIN keyword_docs AS d "
+        f"ON d.rowid = counted.doc WHERE {where}) "
+        f"SELECT memory_id, {score} AS score FROM scored WHERE score > 0"
+    )
+    return sql, [*idf, *rest, *taken, avg_length, *params, *weights]
 
 
 def top_k(
     conn: sqlite3.Connection,
     idf: dict[str, float],
     bounds: dict[str, float],
+    matches: dict[str, int],
     where: str,
     params: Sequence[object],
     avg_length: float,
     limit: int,
 ) -> list[tuple[str, float]]:
     """The best ``limit`` (memory id, BM25 > 0) of the scope, best first (ties by id),
-    for the query tokens of ``idf`` (in query order, each with its bound in ``bounds``);
-    ``where`` on the FTS row's scope columns. Each step scores the memories holding its
-    token and none of the tokens before it."""
+    for the query tokens of ``idf`` (in query order, each with its bound in ``bounds`` and
+    its document frequency in ``matches``); ``where`` names the scope columns unqualified
+    and off the scope indexes (it applies to the FTS row or to ``keyword_docs``' row).
+    Each MaxScore step scores the memories holding its token and none taken before; past
+    :data:`STEP_SHARE`, one last step scores every memory holding a token not taken."""
     order = sorted(idf, key=lambda t: (-bounds[t], t))
     hits: list[tuple[str, float]] = []
+    share = STEP_SHARE
     for taken, token in enumerate(order):
-        before = order[:taken]
-        docs = "SELECT DISTINCT doc FROM keyword_vocab WHERE term = ?"
-        if before:
-            docs += (
-                " EXCEPT SELECT doc FROM keyword_vocab "
-                f"WHERE term IN ({', '.join('?' * len(before))})"
-            )
-        sql, scoring = _scored_sql(idf, docs, where, params, avg_length)
-        rows = conn.execute(
-            f"{sql} ORDER BY score DESC, memory_id LIMIT ?", [token, *before, *scoring, limit]
-        ).fetchall()
+        before, rest = order[:taken], order[taken + 1 :]
+        if matches[token] <= share * sum(matches[t] for t in rest):
+            share /= 2
+            docs = "SELECT DISTINCT doc FROM keyword_vocab WHERE term = ?"
+            if before:
+                docs += (
+                    " EXCEPT SELECT doc FROM keyword_vocab "
+                    f"WHERE term IN ({', '.join('?' * len(before))})"
+                )
+            sql, scoring = _stored_sql(idf, docs, where, params, avg_length)
+            scoring = [token, *before, *scoring]
+        else:
+            sql, scoring = _counted_sql(idf, [token, *rest], before, where, params, avg_length)
+            rest = []
+        rows = conn.execute(f"{sql} ORDER BY score DESC, memory_id LIMIT ?", [*scoring, limit])
         found = [(memory_id, float(score)) for memory_id, score in rows]
         hits = sorted([*hits, *found], key=lambda hit: (-hit[1], hit[0]))[:limit]
-        rest = sum(bounds[t] for t in order[taken + 1 :])
-        if len(hits) == limit and rest * SLACK < hits[-1][1]:
-            break  # a memory holding none of the tokens taken cannot rank
+        if not rest or (len(hits) == limit and sum(bounds[t] for t in rest) * SLACK < hits[-1][1]):
+            break  # every memory scored, or one holding none of the tokens taken cannot rank
     return hits
 
 
@@ -114,6 +162,6 @@ def scores_of(
         "SELECT rowid AS doc FROM keyword_docs "
         f"WHERE memory_id IN ({', '.join('?' * len(memory_ids))})"
     )
-    sql, scoring = _scored_sql(idf, docs, where, params, avg_length)
+    sql, scoring = _stored_sql(idf, docs, where, params, avg_length)
     rows = conn.execute(sql, [*memory_ids, *scoring]).fetchall()
     return {memory_id: float(score) for memory_id, score in rows}

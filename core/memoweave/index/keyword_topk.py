@@ -1,16 +1,18 @@
 """Top-k BM25 of a scope too large to hold in memory: MaxScore over SQLite's postings.
 
 The scope's statistics-only entry (:class:`.keyword_postings.ScopeDocs`) knows, for each
-query token, how many of the scope's memories hold it and the most times one memory holds
-it; with the scope's shortest length that bounds what the token can add to a score
-(:func:`.keyword_postings.bm25_bound`). Tokens are taken highest bound first: SQLite
-scores, exactly, the memories holding one of the first ``i`` tokens (their FTS5
-instances joined to the scope's ``keyword_docs`` rows, each memory's frequencies counted
-in its stored tokens) and hands back the best ``limit``. A memory holding none of those
-tokens scores at most the sum of the other tokens' bounds; once that is below the
-``limit``-th score, the ranking is final and the other tokens' postings are never read.
-Python receives ``limit`` rows per step; SQLite reads the postings of the tokens taken
-(O(their matches), in C).
+query token, how many of the scope's memories hold it and bounds on the most times one
+memory holds it and on the shortest memory holding it, which bound what the token can
+add to a score (:func:`.keyword_postings.bm25_bound`). Tokens are taken highest bound
+first. A step makes SQLite score, exactly, the memories holding its token and none of
+the tokens taken before (each read once, by rowid, from the FTS row: scope, length and
+every query token's frequency from its stored tokens) and hand back the best ``limit``.
+A memory holding none of the tokens taken scores at most the sum of the other tokens'
+bounds; once that is below the ``limit``-th score, the ranking is final and the other
+tokens' postings are never read. When a token's memories are too many for a step to pay
+(:data:`STEP_SHARE`), one last step scores every memory holding a token not taken from
+the tokens' FTS5 instances instead. Python receives ``limit`` rows per step; SQLite
+reads the postings of the tokens taken (O(their matches), in C).
 
 A score is the sum, in query-token order, of ``idf * tf`` with the operations of
 :func:`.keyword_postings.bm25_tf` in the same order on IEEE doubles, so it equals what

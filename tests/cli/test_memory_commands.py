@@ -218,3 +218,29 @@ def test_search_prints_the_relations_a_graph_store_reached(
     assert "Relations" in table.output and "co_mentioned" in table.output
     plain = cli_invoke("search", "What does Caroline do?", "--user-id", "bob")
     assert plain.exit_code == 0 and "Relations" not in plain.output
+
+
+def test_search_prints_its_results_before_the_stores_close(
+    cli_invoke: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closing an embedded store flushes its files; the reader need not wait for it."""
+    from memoweave.cli import read_cmds
+    from memoweave.memory.api import Memory
+
+    _add(cli_invoke, "I play the cello in an amateur orchestra.")
+    events: list[str] = []
+    close, echo = Memory.close, read_cmds.echo_json
+
+    def closing(self: Memory) -> None:
+        events.append("close")
+        close(self)
+
+    def printing(value: Any) -> None:
+        events.append("print")
+        echo(value)
+
+    monkeypatch.setattr(Memory, "close", closing)
+    monkeypatch.setattr(read_cmds, "echo_json", printing)
+    body = _json(cli_invoke("search", "cello", "--user-id", "alice", "--json"))
+    assert body["results"][0]["memory"].startswith("I play the cello")
+    assert events[:2] == ["print", "close"]

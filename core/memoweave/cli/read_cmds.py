@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -54,6 +55,12 @@ def search(
             include_superseded=include_superseded,
             **scope.kwargs(),
         )
+        # printed before the stores close: closing an embedded store flushes its files
+        # (tens to hundreds of ms of fsync), which the reader need not wait for
+        _print_search(result, query, explain, as_json)
+
+
+def _print_search(result: dict[str, Any], query: str, explain: bool, as_json: bool) -> None:
     if as_json:
         echo_json(result)
         return

@@ -27,6 +27,12 @@ QUERY = "What are the names of Bob's fish?"
 ANSWER = TEXTS[4]
 
 
+@pytest.fixture(params=["sync", "async"])
+def api(request: pytest.FixtureRequest) -> str:
+    """Both ``Memory`` and ``AsyncMemory`` (the stage runs in the shared pipeline)."""
+    return str(request.param)
+
+
 class WordsReranker(Reranker):
     """Scores a document by the query's longer words it contains (``goldfish`` counts for
     ``fish``): a count of its own, or with ``probabilities`` the share of those words."""

@@ -245,5 +245,9 @@ def test_a_query_of_indexed_words_needs_no_lemmatizer(tmp_path: Path) -> None:
         assert [tuple(h) for h in seen["hits"]] == here and here
         assert seen["lemmatizer_loaded"] is False
     history.close()
-    unknown = new_process("boat paints")  # "paints" was never indexed: lemmatized here
-    assert unknown["lemmatizer_loaded"] is True and unknown["hits"][0][0] == "a1"
+    form = new_process("boat paints")  # "paints" never indexed, but a form of "paint"
+    assert form["lemmatizer_loaded"] is False and form["hits"][0][0] == "a1"
+    one = new_process("boat instrument")  # one word of a lemma no memory holds
+    assert one["lemmatizer_loaded"] is False and one["hits"][0][0] == "a1"
+    two = new_process("boat violins cellos")  # two such words may share a lemma
+    assert two["lemmatizer_loaded"] is True and two["hits"][0][0] == "a1"

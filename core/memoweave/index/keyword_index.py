@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from memoweave.index import keyword_postings, keyword_topk
+from memoweave.index import keyword_postings, keyword_topk, lemma_forms
 from memoweave.index.contracts import Database, ScopeKeys
 from memoweave.index.keyword_postings import (
     CACHE_TOTAL_DOCS,
@@ -34,7 +34,7 @@ from memoweave.index.keyword_postings import (
 )
 from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
 from memoweave.index.scope_cache import ScopeCache, ScopeId, Version, chunks, scope_id
-from memoweave.index.tokenize import lemma_words, lemmas, lemmatizer_id, tokenize
+from memoweave.index.tokenize import lemma_words, lemmas, tokenize
 
 _SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS keyword_fts USING fts5("
@@ -116,6 +116,7 @@ class KeywordIndex:
         words = {w for d in docs for w in lemma_words(d.text)}
         lemmatizer, known = lemmas(words)
         known.update(lemmas(set(known.values()) - words)[1])  # queries often use the lemma
+        lemma_forms.with_forms(conn, lemmatizer, known)  # so a query need not load it
         rows = [(d, tokenize(d.text, known)) for d in docs]
         conn.executemany(
             "INSERT OR IGNORE INTO keyword_lemmas(lemmatizer, word, lemma) VALUES (?, ?, ?)",
@@ -232,17 +233,13 @@ class KeywordIndex:
         return KeywordScores(hits, ceiling, lambda ids: {i: scored[i] for i in ids if i in scored})
 
     def _known_lemmas(self, text: str) -> dict[str, str]:
-        """The lemmas of ``text``'s words that the index has seen (by this lemmatizer)."""
-        words = sorted(lemma_words(text))[: 4 * MAX_QUERY_TOKENS]
+        """The lemmas of ``text``'s words that the index has seen (by this lemmatizer),
+        or a stand-in scoring the same (:mod:`.lemma_forms`)."""
+        words = sorted(lemma_words(text))
         if not words:
             return {}
         with self._history.snapshot() as conn:
-            rows = conn.execute(
-                "SELECT word, lemma FROM keyword_lemmas WHERE lemmatizer = ? AND word IN "
-                f"({', '.join('?' * len(words))})",
-                [lemmatizer_id(), *words],
-            ).fetchall()
-        return dict(rows)
+            return lemma_forms.known_lemmas(conn, words, 4 * MAX_QUERY_TOKENS)
 
     @staticmethod
     def _build(

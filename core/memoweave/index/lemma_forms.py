@@ -1,0 +1,136 @@
+"""Query words the keyword index never saw, scored without loading the lemma dictionary.
+
+A query word's lemma changes BM25 scores only through which tokens the query has: a token
+no memory holds adds only its (maximal) IDF to the query's ceiling, whatever its text, so
+the lemma of a word no memory holds matters only when it is a lemma the index holds or
+the lemma of another query word. When the index is written (the dictionary is loaded for
+it anyway), every lemma ``L`` written to ``keyword_lemmas`` also gets the dictionary's
+other forms of ``L`` and ``L`` itself, each with its own lemma (closed: the lemmas of those
+forms get their forms too). A word missing from that table then has a lemma that is
+either a dictionary lemma the index does not hold, or (for words not in the dictionary)
+what simplemma's dictionary-free steps give, :func:`rule_lemma`; if that is not a word the
+table holds either, the word's token is held by no memory and, as the query's only such
+word, equals no other query token: a stand-in token scores it exactly.
+
+Only for the simplemma version whose English pipeline :func:`rule_lemma` reproduces for
+the words :mod:`.tokenize` makes (lowercase letters and digits: no apostrophe, hyphen or
+clitic step applies; English has no affix, prefix or morpheme step without ``greedy``); any
+other lemmatizer loads the dictionary for such words as before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import unicodedata
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+from memoweave.index.tokenize import lemmas, lemmatizer_id
+
+EMULATED = "simplemma 2.0.0 en"
+"""The lemmatizer id :func:`rule_lemma` reproduces (checked against simplemma in tests)."""
+_IES_ENDING = ("cies",)
+_S_ENDING = ("doms", "isms", "ists", "ments", "nces", "ships", "tions", "ums")
+
+
+def _marker(lemmatizer: str) -> str:
+    return f"keyword_forms {lemmatizer}"
+
+
+def rule_lemma(word: str) -> str:
+    """The lemma simplemma 2.0.0 gives a lowercase English ``word`` that is not in its
+    dictionary (its ``apply_en`` rules, numbers kept, else the word)."""
+    if word.isnumeric():
+        return word
+    if len(word) > 7 and word.endswith(_IES_ENDING):
+        return word[:-3] + "y"
+    if word.endswith(_S_ENDING):
+        return word[:-1]
+    if word.endswith("ized"):
+        return word[:-4] + "ize"
+    if word.endswith("erves"):
+        return word[:-1]
+    return word
+
+
+@lru_cache(maxsize=1)
+def _dictionary_forms() -> Mapping[str, tuple[bytes, ...]]:
+    """Lowercased lemma -> the UTF-8 dictionary keys with that lemma (loads it)."""
+    from simplemma.strategies.dictionaries import DEFAULT_DICTIONARY_FACTORY
+
+    dictionary = DEFAULT_DICTIONARY_FACTORY.get_dictionary("en")
+    # simplemma 2.0's bytes -> bytes store: grouped undecoded in half the time
+    pairs = getattr(dictionary, "_dict", None) or {
+        k.encode(): v.encode() for k, v in dictionary.items()
+    }
+    by_value: defaultdict[bytes, list[bytes]] = defaultdict(list)
+    for key, value in pairs.items():
+        by_value[value].append(key)
+    forms: defaultdict[str, list[bytes]] = defaultdict(list)
+    for value, keys in by_value.items():
+        forms[value.decode().lower()].extend(keys)
+    return {lemma: tuple(keys) for lemma, keys in forms.items()}
+
+
+def with_forms(conn: sqlite3.Connection, lemmatizer: str, known: dict[str, str]) -> None:
+    """Inside the indexing transaction: add to ``known`` (word -> lemma, about to be
+    written) every form of its lemmas and of those the table already holds, once per
+    home (see the module docstring); nothing for a lemmatizer :func:`rule_lemma` does not
+    reproduce."""
+    if lemmatizer != EMULATED:
+        return
+    pending = set(known.values())
+    marker = _marker(lemmatizer)
+    if conn.execute("SELECT 1 FROM index_meta WHERE name = ?", (marker,)).fetchone() is None:
+        pending.update(
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT lemma FROM keyword_lemmas WHERE lemmatizer = ?", (lemmatizer,)
+            )
+        )
+        conn.execute("INSERT INTO index_meta(name, version) VALUES (?, 1)", (marker,))
+    forms, expanded = _dictionary_forms(), set()
+    while pending:
+        lemma = pending.pop()
+        expanded.add(lemma)
+        words = {lemma, *(key.decode().lower() for key in forms.get(lemma, ()))}
+        new = [w for w in words if w not in known]
+        for word, its_lemma in lemmas(new)[1].items():
+            known[word] = its_lemma
+            if its_lemma not in expanded:
+                pending.add(its_lemma)
+
+
+def known_lemmas(conn: sqlite3.Connection, words: Sequence[str], limit: int) -> dict[str, str]:
+    """The lemmas of the first ``limit`` of ``words`` that the index has seen (by
+    :func:`lemmatizer_id`), and a stand-in token for the one word of ``words`` it has
+    not, when that scores exactly the same."""
+    lemmatizer = lemmatizer_id()
+    found = dict(_rows(conn, lemmatizer, list(words[:limit])))
+    unknown = [w for w in words if w not in found]
+    if len(unknown) != 1 or len(words) > limit or lemmatizer != EMULATED:
+        return found
+    word = unknown[0]
+    plain = word == unicodedata.normalize("NFC", word) == word.capitalize().lower()
+    if not plain or not _has_forms(conn, lemmatizer):
+        return found
+    rule = rule_lemma(word)
+    if rule == word or not _rows(conn, lemmatizer, [rule]):
+        found[word] = " " + word  # no memory holds it: tokens never contain a space
+    return found
+
+
+def _rows(conn: sqlite3.Connection, lemmatizer: str, words: list[str]) -> list[tuple[str, str]]:
+    if not words:
+        return []
+    return conn.execute(
+        "SELECT word, lemma FROM keyword_lemmas WHERE lemmatizer = ? AND word IN "
+        f"({', '.join('?' * len(words))})",
+        [lemmatizer, *words],
+    ).fetchall()
+
+
+def _has_forms(conn: sqlite3.Connection, lemmatizer: str) -> bool:
+    row = conn.execute("SELECT 1 FROM index_meta WHERE name = ?", (_marker(lemmatizer),))
+    return row.fetchone() is not None

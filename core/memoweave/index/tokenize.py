@@ -7,7 +7,8 @@ becomes its overlapping character bigrams (and the single character for a run of
 
 Loading simplemma's dictionary costs ~0.15-0.6 s, so a query need not: :func:`tokenize`
 takes the lemmas already known (the keyword index keeps every word it indexed with its
-lemma, under :func:`lemmatizer_id`), and loads the dictionary only for another word.
+lemma, under :func:`lemmatizer_id`, and the stand-ins of :mod:`.lemma_forms`), and loads
+the dictionary only for another word.
 """
 
 from __future__ import annotations

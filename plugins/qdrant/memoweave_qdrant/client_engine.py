@@ -138,7 +138,7 @@ class ClientEngine(Engine):
         return dims, metric
 
     def _ensure_indexes(
-        self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str
+        self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str | None
     ) -> Steps[None]:
         m = self._m
         info = yield call(self.client_call, "get_collection", self._name)
@@ -156,7 +156,7 @@ class ClientEngine(Engine):
                         field_schema=field_schema,
                         wait=True,
                     )
-        if text_field not in schema:
+        if text_field is not None and text_field not in schema:
             params = m.TextIndexParams(type=m.TextIndexType.TEXT, scoring=True)
             yield call(
                 self.client_call,

@@ -56,6 +56,12 @@ class QdrantStoreConfig(BaseModel):
     )
     timeout: float | None = Field(default=None, gt=0, description="Request timeout, seconds.")
     prefer_grpc: bool = Field(default=False, description="Use gRPC to talk to the server.")
+    text_index: bool = Field(
+        default=False,
+        description="Keep a BM25 text index of the memory text, for "
+        "retrieval.keyword_source: store (or auto). Off by default: the core's keyword "
+        "index serves keyword_source: core, and an unused text index costs every write.",
+    )
     index_threshold_kb: int | None = Field(
         default=None,
         ge=0,

@@ -193,7 +193,7 @@ class EdgeEngine(Engine):
                 shutil.rmtree(leftover, ignore_errors=True)
 
     def ensure_indexes(
-        self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str
+        self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str | None
     ) -> None:
         """Create the missing payload indexes (existing ones are kept as they are). Only
         the scope keys get extra graph links per value (HNSW search within one scope);
@@ -213,10 +213,11 @@ class EdgeEngine(Engine):
             for key in keyword_fields
         ]
         wanted += [(key, q.FloatIndexParams(enable_hnsw=False)) for key in float_fields]
-        text = q.TextIndexParams(
-            tokenizer=q.TokenizerType.Multilingual, scoring=True, enable_hnsw=False, memory=cold
-        )
-        wanted.append((text_field, text))
+        if text_field is not None:
+            text = q.TextIndexParams(
+                tokenizer=q.TokenizerType.Multilingual, scoring=True, enable_hnsw=False, memory=cold
+            )
+            wanted.append((text_field, text))
         for key, params in wanted:
             if key not in existing:
                 self._shard.update(q.UpdateOperation.create_field_index(key, params))

@@ -44,10 +44,11 @@ class Engine(ABC):
 
     @abstractmethod
     def ensure_indexes(
-        self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str
+        self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str | None
     ) -> None:
         """Create the missing keyword indexes on ``keyword_fields``, float indexes on
-        ``float_fields`` and a BM25 text index on ``text_field`` (idempotent)."""
+        ``float_fields`` and a BM25 text index on ``text_field`` unless it is ``None``
+        (idempotent; an index that exists is kept)."""
 
     @abstractmethod
     def upsert(self, points: Sequence[tuple[UUID, list[float], dict[str, Any]]]) -> None:

@@ -109,7 +109,9 @@ class QdrantVectorStore(VectorStore):
                 config.location or str(config.edge_root() if config.mode == "edge" else config.path)
             )
         )
-        self.capabilities = StoreCapabilities(keyword_search=True, persistent=config.persistent)
+        self.capabilities = StoreCapabilities(
+            keyword_search=config.text_index, persistent=config.persistent
+        )
         self._name: str | None = None
         self._dims = 0
         self._metric: Metric = "cosine"
@@ -149,9 +151,8 @@ class QdrantVectorStore(VectorStore):
                 hint="Use another collection name, or drop the collection to recreate it.",
             )
         keyword = (*SCOPE_KEYS, STATUS_KEY, HASH_KEY, LISTS_KEY)
-        yield from self._step(
-            "create indexes", engine.ensure_indexes, keyword, (EXPIRY_KEY,), TEXT_FIELD
-        )
+        text = TEXT_FIELD if self.config.text_index else None
+        yield from self._step("create indexes", engine.ensure_indexes, keyword, (EXPIRY_KEY,), text)
         self._name, self._dims, self._metric, self._dropped = name, dims, metric, False
 
     def _filter(self, filter: FilterNode | None) -> tuple[Clause | None, Keep | None]:
@@ -258,8 +259,16 @@ class QdrantVectorStore(VectorStore):
     def _keyword_search(
         self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
     ) -> Steps[list[SearchHit]]:
-        """BM25 over ``payload["memory"]`` (Qdrant's text index with scoring)."""
+        """BM25 over ``payload["memory"]`` (Qdrant's text index with scoring; only with
+        ``text_index: true``)."""
         engine = yield from self._bound()
+        if not self.config.text_index:
+            raise VectorStoreError(
+                "this Qdrant store keeps no text index, so it has no keyword search",
+                hint="Set text_index: true in the qdrant config (for retrieval.keyword_source:"
+                " store), or leave keyword search to the core (keyword_source: core).",
+                details={"reason": "no_text_index"},
+            )
         check_text(text)
         check_positive(top_k, "top_k")
         if not text.strip():

@@ -21,12 +21,21 @@ class TestQdrantEdgeConformance(VectorStoreConformance):
         return lambda: load_registry().create("vector_store", "qdrant", config)
 
 
-class TestQdrantLocalPathConformance(VectorStoreConformance):
-    """qdrant-client local mode on a folder."""
+class TestQdrantEdgeTextIndexConformance(VectorStoreConformance):
+    """Qdrant Edge with its BM25 text index: the kit's keyword_search cases run too."""
 
     @pytest.fixture
     def store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
-        config = {"mode": "local", "path": str(tmp_path / "local")}
+        config = {"mode": "edge", "path": str(tmp_path / "edge"), "text_index": True}
+        return lambda: load_registry().create("vector_store", "qdrant", config)
+
+
+class TestQdrantLocalPathConformance(VectorStoreConformance):
+    """qdrant-client local mode on a folder, with the text index (keyword search)."""
+
+    @pytest.fixture
+    def store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
+        config = {"mode": "local", "path": str(tmp_path / "local"), "text_index": True}
         return lambda: load_registry().create("vector_store", "qdrant", config)
 
 
@@ -35,7 +44,7 @@ class TestQdrantMemoryConformance(VectorStoreConformance):
 
     @pytest.fixture
     def store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
-        config = {"location": ":memory:"}
+        config = {"location": ":memory:", "text_index": True}
         return lambda: load_registry().create("vector_store", "qdrant", config)
 
 
@@ -44,5 +53,5 @@ class TestQdrantMemoryAsyncConformance(AsyncVectorStoreConformance):
 
     @pytest.fixture
     def async_store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
-        config = {"location": ":memory:"}
+        config = {"location": ":memory:", "text_index": True}
         return lambda: load_registry().create("vector_store", "qdrant", config)

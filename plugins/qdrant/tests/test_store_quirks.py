@@ -12,7 +12,7 @@ from memoweave_qdrant.config import QdrantStoreConfig
 from memoweave.errors import ConfigError, ValidationError, VectorStoreError
 from memoweave.filters import parse_filter
 from memoweave.plugins import load_registry
-from memoweave.providers.vector_store import VectorRecord
+from memoweave.providers.vector_store import TEXT_FIELD, VectorRecord
 from memoweave.testing import closed_port_url
 
 
@@ -108,7 +108,7 @@ ODD_VALUES = [
 def test_unicode_and_escaping_values_round_trip_and_filter(
     qdrant_make_store: Any, qdrant_config: dict[str, Any]
 ) -> None:
-    store = qdrant_make_store(qdrant_config)
+    store = qdrant_make_store({**qdrant_config, "text_index": True})
     store.ensure_collection("odd", 4)
     store.upsert(
         [
@@ -194,3 +194,39 @@ def test_edge_indexes_the_keys_every_read_filters_on(tmp_path: Path) -> None:
         assert {*SCOPE_KEYS, STATUS_KEY, EXPIRY_KEY} <= set(schema)
     finally:
         store.close()
+
+
+def test_the_text_index_is_opt_in_and_kept_once_made(
+    qdrant_make_store: Any, qdrant_config: dict[str, Any]
+) -> None:
+    """Without ``text_index`` no text index is built (writes pay nothing for a keyword
+    search the core does) and keyword_search is a typed error; a text index made earlier
+    is never dropped by a store opened without the option."""
+    records = [
+        VectorRecord(_id(i), _vec(i), {"user_id": "u", "memory": f"oat {i}"}) for i in range(3)
+    ]
+    plain = qdrant_make_store(qdrant_config)
+    assert not plain.capabilities.keyword_search
+    plain.ensure_collection("kw", 4)
+    plain.upsert(records)
+    with pytest.raises(VectorStoreError, match="text index") as info:
+        plain.keyword_search("oat", top_k=3)
+    assert info.value.details["reason"] == "no_text_index"
+    edge = qdrant_config["mode"] == "edge"  # local mode reports no payload schema
+    assert not edge or TEXT_FIELD not in _payload_schema(plain)
+    plain.close()
+    indexed = qdrant_make_store({**qdrant_config, "text_index": True})
+    assert indexed.capabilities.keyword_search
+    indexed.ensure_collection("kw", 4)
+    assert not edge or TEXT_FIELD in _payload_schema(indexed)  # added to the collection
+    assert {h.id for h in indexed.keyword_search("oat", top_k=3)} == {r.id for r in records}
+    indexed.close()
+    again = qdrant_make_store(qdrant_config)
+    again.ensure_collection("kw", 4)
+    assert not edge or TEXT_FIELD in _payload_schema(again)
+    assert again.count() == 3
+
+
+def _payload_schema(store: Any) -> set[str]:
+    """The payload indexes of an edge store's bound shard."""
+    return set(store._engine._shard.info().payload_schema)

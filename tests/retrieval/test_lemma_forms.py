@@ -108,3 +108,17 @@ def test_an_index_written_without_forms_gets_them_at_its_next_write(
         "painted": "paint",
     }
     history.close()
+
+
+def test_a_write_of_known_words_does_not_group_the_dictionary(tmp_path: Path) -> None:
+    history, index = indexed(tmp_path, TEXTS)
+    lemma_forms._dictionary_forms.cache_clear()
+    with history.transaction() as conn:  # every word already indexed
+        index.upsert(
+            conn, [KeywordDoc("k1", "Caroline paints boats", "alice", None, None, "active")]
+        )
+    assert lemma_forms._dictionary_forms.cache_info().currsize == 0
+    with history.transaction() as conn:  # a new word: its forms are written
+        index.upsert(conn, [KeywordDoc("k2", "Caroline sings", "alice", None, None, "active")])
+    assert lemma_forms.known_lemmas(history.connection, ["sang"], 10) == {"sang": "sing"}
+    history.close()

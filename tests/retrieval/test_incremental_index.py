@@ -121,14 +121,15 @@ def scores(index: KeywordIndex, scope: Scope, query: str) -> dict[str, float]:
     return dict(index.scores(query, scope, statuses=["active"], limit=10).hits)
 
 
-def count_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The scopes (user ids) whose keyword entry is read from the tables."""
-    built: list[str] = []
+def count_builds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """The scopes (user ids) whose keyword entry is read from the tables, and whether its
+    postings were (a first search reads statistics only)."""
+    built: list[tuple[str, bool]] = []
     original = KeywordIndex._build
 
-    def build(conn: Any, where: str, params: list[object], version: Any) -> Any:
-        built.append(str(params[0]))
-        return original(conn, where, params, version)
+    def build(conn: Any, where: str, params: list[object], version: Any, hold: bool) -> Any:
+        built.append((str(params[0]), hold))
+        return original(conn, where, params, version, hold)
 
     monkeypatch.setattr(KeywordIndex, "_build", staticmethod(build))
     return built
@@ -142,13 +143,16 @@ def test_a_write_changes_only_its_scopes_cache(
     with history.transaction() as conn:
         index.upsert(conn, DOCS)
     built = count_builds(monkeypatch)
-    scores(index, ALICE, "Caroline Lisbon"), scores(index, BOB, "Porto bread")
-    assert built == ["alice", "bob"]
+    first = scores(index, ALICE, "Caroline Lisbon"), scores(index, BOB, "Porto bread")
+    assert built == [("alice", False), ("bob", False)]  # first searches: from SQLite
+    assert (scores(index, ALICE, "Caroline Lisbon"), scores(index, BOB, "Porto bread")) == first
+    held = [("alice", False), ("bob", False), ("alice", True), ("bob", True)]
+    assert built == held
     with history.transaction() as conn:  # this process's own write: applied in place
         index.upsert(conn, [doc("a3", "Caroline moved to Lisbon")])
     assert "a3" in scores(index, ALICE, "Caroline Lisbon")
     assert scores(index, BOB, "Porto bread")
-    assert built == ["alice", "bob"]
+    assert built == held
     history.close()
 
 
@@ -168,12 +172,12 @@ def test_another_connections_write_rebuilds_only_its_scope(
     after = scores(reader, ALICE, "Caroline Lisbon")
     assert set(after) == set(before) - {"a1"}
     assert "b2" in scores(reader, BOB, "Porto sails")
-    assert built == ["alice", "bob", "alice", "bob"]
+    assert built == [("alice", False), ("bob", False), ("alice", True), ("bob", True)]
     with writer_db.transaction() as conn:  # bob only: alice's cache stays
         writer.delete(conn, ["b2"])
     assert scores(reader, ALICE, "Caroline Lisbon") == after
     assert "b2" not in scores(reader, BOB, "Porto sails")
-    assert built == ["alice", "bob", "alice", "bob", "bob"]
+    assert built[4:] == [("bob", True)]
     writer_db.close()
     reader_db.close()
 
@@ -251,3 +255,26 @@ def test_a_query_of_indexed_words_needs_no_lemmatizer(tmp_path: Path) -> None:
     assert one["lemmatizer_loaded"] is False and one["hits"][0][0] == "a1"
     two = new_process("boat violins cellos")  # two such words may share a lemma
     assert two["lemmatizer_loaded"] is True and two["hits"][0][0] == "a1"
+
+
+def test_a_first_search_from_the_tables_matches_the_held_entry(tmp_path: Path) -> None:
+    """A process's first search of a scope reads statistics only and answers from SQLite;
+    the next one holds the scope: both give the same hits, scores and entity links (a
+    memory's entities in query order)."""
+    history = HistoryStore(tmp_path / "h.db")
+    keyword, entities = KeywordIndex(history), EntityIndex(history)
+    with history.transaction() as conn:
+        docs = [*DOCS, doc("a3", "Caroline met Melanie in Paris and Lisbon")]
+        keyword.upsert(conn, docs)
+        entities.upsert(conn, docs)
+    query, found = ["paris", "caroline", "melanie", "lisbon"], ["a1", "a2", "a3"]
+    seen = [
+        (
+            keyword.scores("Paris Caroline Lisbon", ALICE, statuses=["active"], limit=10).hits,
+            entities.match(query, ALICE, found, ["active"]),
+        )
+        for _ in range(3)
+    ]
+    assert seen[0][1].links["a3"] == ("paris", "caroline", "melanie", "lisbon")
+    assert seen[0] == seen[1] == seen[2]
+    history.close()

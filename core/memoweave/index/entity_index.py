@@ -64,6 +64,11 @@ class ScopeLinks:
         """Memories whose links are held (0 for a count-only entry)."""
         return self.total if self.by_entity is not None else 0
 
+    @property
+    def deferred(self) -> bool:
+        """Counts only, though small enough to hold (a process's first search)."""
+        return self.by_entity is None and self.total <= keyword_postings.CACHE_MAX_DOCS
+
     def add(self, memory_id: str, entities: Sequence[str]) -> None:
         """Count a memory linked to ``entities`` (none: not counted)."""
         if not entities:
@@ -200,7 +205,7 @@ class EntityIndex:
                 conn,
                 scope_id(keys),
                 tuple(sorted(set(statuses))),
-                lambda version: self._build(conn, where, base, version),
+                lambda version, hold: self._build(conn, where, base, version, hold),
             )
             total = links.total
             if links.by_entity is not None:
@@ -223,15 +228,19 @@ class EntityIndex:
 
     @staticmethod
     def _build(
-        conn: sqlite3.Connection, where: str, params: Sequence[object], version: Version
+        conn: sqlite3.Connection,
+        where: str,
+        params: Sequence[object],
+        version: Version,
+        hold: bool,
     ) -> ScopeLinks:
-        """The scope's entry read from the table (links only if small enough)."""
+        """The scope's entry read from the table (links only if ``hold`` and small enough)."""
         total = int(
             conn.execute(
                 f"SELECT COUNT(DISTINCT memory_id) FROM entity_links WHERE {where}", params
             ).fetchone()[0]
         )
-        if total > keyword_postings.CACHE_MAX_DOCS:
+        if not hold or total > keyword_postings.CACHE_MAX_DOCS:
             return ScopeLinks(version, total, None)
         by_entity: dict[str, set[str]] = {}
         for memory_id, entity in conn.execute(
@@ -271,6 +280,8 @@ class EntityIndex:
             f"WHERE {_in('memory_id', asked)} AND {_in('entity', list(df))}",
             [*asked, *df],
         ).fetchall()
+        rank = {e: n for n, e in enumerate(df)}  # a memory's entities in query order, as held
+        rows.sort(key=lambda row: rank[row[1]])
         return df, [
             (memory_id, entity)
             for memory_id, entity, *ids, status in rows

@@ -222,7 +222,7 @@ class KeywordIndex:
                 conn,
                 scope_id(keys),
                 tuple(sorted(set(statuses))),
-                lambda version: self._build(conn, where, params, version),
+                lambda version, hold: self._build(conn, where, params, version, hold),
             )
             if entry.postings is None:
                 return self._score_matches(conn, tokens, keys, statuses, entry, limit)
@@ -243,14 +243,15 @@ class KeywordIndex:
 
     @staticmethod
     def _build(
-        conn: sqlite3.Connection, where: str, params: list[object], version: Version
+        conn: sqlite3.Connection, where: str, params: list[object], version: Version, hold: bool
     ) -> ScopeDocs:
-        """The scope's entry read from the tables (postings only if small enough)."""
+        """The scope's entry read from the tables (postings only if ``hold`` and small
+        enough)."""
         count, total = conn.execute(
             f"SELECT COUNT(*), COALESCE(SUM(length), 0) FROM keyword_docs WHERE {where}", params
         ).fetchone()
         rows = None
-        if count <= keyword_postings.CACHE_MAX_DOCS:
+        if hold and count <= keyword_postings.CACHE_MAX_DOCS:
             rows = conn.execute(  # through keyword_docs' scope index, never a scan of the FTS
                 "SELECT memory_id, tokens FROM keyword_fts "
                 f"WHERE rowid IN (SELECT rowid FROM keyword_docs WHERE {where})",

@@ -101,6 +101,11 @@ class ScopeDocs:
         return self.docs if self.postings is not None else 0
 
     @property
+    def deferred(self) -> bool:
+        """Statistics only, though small enough to hold (a process's first search)."""
+        return self.postings is None and self.docs <= CACHE_MAX_DOCS
+
+    @property
     def avg_length(self) -> float:
         """The scope's average document length."""
         return average_length(self.docs, self.total_length)

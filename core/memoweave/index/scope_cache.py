@@ -15,7 +15,11 @@ postings, entity links: an *entry*). Whether an entry is current is told by the 
   entry of the scope is dropped;
 - a search reads the scope's token and the epoch (one indexed lookup) and rebuilds an
   entry that holds another: another connection wrote the scope, or this process's write
-  rolled back after its change was applied (its token never committed).
+  rolled back after its change was applied (its token never committed);
+- a process's first search of a scope (no entry of it, or one dropped) builds it with
+  ``hold=False``: statistics only, so the index answers from its tables in SQLite (exactly
+  the same results) and a one-off search (a CLI call) pays no Python pass over the scope;
+  a later search of such an entry (``deferred``) builds it again with ``hold=True``.
 
 Tokens are random 62-bit numbers, never reused, so a rolled-back token cannot come back
 as another write's. A write to one scope leaves every other scope's entries current, in
@@ -59,6 +63,11 @@ class Entry(Protocol):
     @property
     def held(self) -> int:
         """Documents it holds in memory (counted against the cache's budget)."""
+        ...
+
+    @property
+    def deferred(self) -> bool:
+        """Whether it holds statistics only although its scope is small enough to hold."""
         ...
 
 
@@ -112,17 +121,20 @@ class ScopeCache(Generic[E]):
         conn: sqlite3.Connection,
         scope: ScopeId,
         statuses: Statuses,
-        build: Callable[[Version], E],
+        build: Callable[[Version, bool], E],
     ) -> E:
-        """Inside a snapshot: the scope's entry, rebuilt by ``build`` unless current."""
+        """Inside a snapshot: the scope's entry, rebuilt by ``build(version, hold)`` unless
+        current and not deferred; ``hold`` is false when this cache has no entry of the key
+        (see the module docstring)."""
         version = self._version(conn, scope)
         key = (scope, statuses)
         entry = self._entries.get(key)
-        if entry is not None and entry.version == version:
+        if entry is not None and entry.version == version and not entry.deferred:
             self._entries.move_to_end(key)
             return entry
+        hold = entry is not None
         self._drop(key)
-        entry = build(version)
+        entry = build(version, hold)
         self._entries[key] = entry
         self._statuses.setdefault(scope, set()).add(statuses)
         self._trim()

@@ -274,14 +274,51 @@ class EdgeEngine(Engine):
     # -- reads -----------------------------------------------------------------------
     def search(self, vector: list[float], limit: int, where: Clause | None) -> list[Row]:
         q = self._q
+        points = None if where is None else self._search_broad(vector, limit, where)
+        if points is None:
+            request = q.QueryRequest(
+                limit=limit,
+                query=q.Query.Nearest(vector),
+                filter=self._filter(where),
+                with_payload=True,
+                params=search_params(q, limit),
+            )
+            points = self._shard.query(request)
+        return [_row(p, score=p.score) for p in points]
+
+    def _search_broad(self, vector: list[float], limit: int, where: Clause) -> list[Any] | None:
+        """The hits of a filter that drops at most ``limit`` points (one scope holding
+        the whole shard), or ``None`` to run the filtered search.
+
+        A graph walk checks the filter at every point it visits, which doubled the query
+        at 100k in one scope (6-7 vs ~3 ms CPU for Memory's read filter). When Qdrant's
+        estimate (from the payload indexes, ~0.1 ms) says the filter drops ``d`` <=
+        ``limit`` points, the ``limit + d`` nearest points are found without it, then
+        ranked among themselves with the filter (exact scores, payloads); if ``limit``
+        of them pass they are the filtered search's hits (every passing point left out
+        is farther than all of them, up to the graph's approximation, which an unfiltered
+        walk makes no worse), otherwise the filtered search runs."""
+        q = self._q
+        total = self._shard.count(q.CountRequest(filter=None, exact=False))
+        dropped = total - self._shard.count(q.CountRequest(filter=self._filter(where), exact=False))
+        if total <= limit or dropped > limit:
+            return None
+        nearest = q.Query.Nearest(vector)
+        wider = limit + max(dropped, 0)
+        request = q.QueryRequest(
+            limit=wider, query=nearest, with_payload=False, params=search_params(q, wider)
+        )
+        ids = {p.id for p in self._shard.query(request)}
+        among = q.Filter(must=[q.HasIdCondition(ids), self._filter(where)])
         request = q.QueryRequest(
             limit=limit,
-            query=q.Query.Nearest(vector),
-            filter=self._filter(where),
+            query=nearest,
+            filter=among,
             with_payload=True,
             params=search_params(q, limit),
         )
-        return [_row(p, score=p.score) for p in self._shard.query(request)]
+        points = self._shard.query(request)
+        return points if len(points) == limit else None
 
     def text_search(self, text: str, field: str, limit: int, where: Clause | None) -> list[Row]:
         q = self._q

@@ -125,3 +125,55 @@ def test_a_shard_written_before_indexing_keeps_every_point(
 def test_the_threshold_is_checked(config: dict[str, Any]) -> None:
     with pytest.raises(ConfigError):
         load_registry().create("vector_store", "qdrant", config)
+
+
+class _QueryLog:
+    """The real shard, recording the filter of every nearest-neighbour query."""
+
+    def __init__(self, shard: Any) -> None:
+        self._shard = shard
+        self.filters: list[Any] = []
+
+    def query(self, request: Any) -> Any:
+        self.filters.append(request.filter)
+        return self._shard.query(request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._shard, name)
+
+
+def test_a_filter_dropping_a_few_points_searches_without_it_and_ranks_the_same(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    """A filter keeping nearly the whole shard (one scope) walks the graph unfiltered,
+    then keeps the passing points; a selective filter is searched as before."""
+    store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 4})
+    store.ensure_collection("c", DIMS)
+    vectors = _vectors(900, seed=11)
+    records = _records(vectors)
+    others = set(range(0, 900, 150))  # 6 points outside the scope
+    for i, record in enumerate(records):
+        record.payload["user_id"] = "other" if i in others else "me"
+    store.upsert(records)
+    assert _info(store).indexed_vectors_count == 900
+    log = _QueryLog(store._engine._shard)
+    store._engine._shard = log
+
+    for probe in (0, 300, 451):  # the nearest point itself is out of scope for 0 and 300
+        hits = store.search(
+            vectors[probe].tolist(), top_k=10, filter=parse_filter({"user_id": "me"})
+        )
+        scores = vectors @ vectors[probe]
+        kept = [i for i in np.argsort(-scores) if i not in others][:10]
+        assert [h.id for h in hits] == [_id(int(i)) for i in kept]
+        assert [h.score for h in hits] == pytest.approx(scores[kept].tolist(), abs=1e-5)
+        assert all(h.payload["user_id"] == "me" for h in hits)
+    assert log.filters[0] is None  # the graph walk itself was unfiltered
+    assert all(f is None or f.must[0].__class__.__name__ == "HasIdCondition" for f in log.filters)
+
+    log.filters.clear()
+    hits = store.search(vectors[1].tolist(), top_k=10, filter=parse_filter({"n": {"lt": 100}}))
+    assert sorted(int(h.payload["n"]) for h in hits) == sorted(
+        int(i) for i in np.argsort(-(vectors[:100] @ vectors[1]))[:10]
+    )
+    assert len(log.filters) == 1 and log.filters[0] is not None  # selective: filtered search

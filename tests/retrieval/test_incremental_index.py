@@ -33,6 +33,12 @@ SEARCHED = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def first_searches_from_the_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scope here is small: rank each one's first search in SQLite, as a large one."""
+    monkeypatch.setattr(keyword_postings, "HELD_FROM_FIRST_SEARCH", 0)
+
+
 def random_doc(rng: random.Random, memory_id: str) -> KeywordDoc:
     text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9)))
     return KeywordDoc(
@@ -121,17 +127,19 @@ def scores(index: KeywordIndex, scope: Scope, query: str) -> dict[str, float]:
     return dict(index.scores(query, scope, statuses=["active"], limit=10).hits)
 
 
-def count_builds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
-    """The scopes (user ids) whose keyword entry is read from the tables, and whether its
-    postings were (a first search reads statistics only)."""
+def count_builds(
+    monkeypatch: pytest.MonkeyPatch, index: type[Any] = KeywordIndex
+) -> list[tuple[str, bool]]:
+    """The scopes (user ids) whose entry of ``index`` is read from the tables, and whether
+    it was asked to hold them (a first search is not)."""
     built: list[tuple[str, bool]] = []
-    original = KeywordIndex._build
+    original = index._build
 
     def build(conn: Any, where: str, params: list[object], version: Any, hold: bool) -> Any:
         built.append((str(params[0]), hold))
         return original(conn, where, params, version, hold)
 
-    monkeypatch.setattr(KeywordIndex, "_build", staticmethod(build))
+    monkeypatch.setattr(index, "_build", staticmethod(build))
     return built
 
 
@@ -277,4 +285,22 @@ def test_a_first_search_from_the_tables_matches_the_held_entry(tmp_path: Path) -
     ]
     assert seen[0][1].links["a3"] == ("paris", "caroline", "melanie", "lisbon")
     assert seen[0] == seen[1] == seen[2]
+    history.close()
+
+
+def test_a_small_scope_is_held_from_its_first_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keyword_postings, "HELD_FROM_FIRST_SEARCH", 2)
+    history = HistoryStore(tmp_path / "h.db")
+    index, entities = KeywordIndex(history), EntityIndex(history)
+    with history.transaction() as conn:
+        index.upsert(conn, DOCS)
+        entities.upsert(conn, DOCS)
+    built, linked = count_builds(monkeypatch), count_builds(monkeypatch, EntityIndex)
+    for _ in range(2):
+        scores(index, ALICE, "Caroline Lisbon"), scores(index, BOB, "Porto bread")
+        entities.match(["caroline"], ALICE, ["a1"], ["active"])
+    assert built == [("alice", False), ("bob", False)]  # held at once: not read again
+    assert linked == [("alice", False)]
     history.close()

@@ -234,13 +234,16 @@ class EntityIndex:
         version: Version,
         hold: bool,
     ) -> ScopeLinks:
-        """The scope's entry read from the table (links only if ``hold`` and small enough)."""
+        """The scope's entry read from the table (links only if small enough, and if
+        ``hold`` or small enough to hold from a first search)."""
         total = int(
             conn.execute(
                 f"SELECT COUNT(DISTINCT memory_id) FROM entity_links WHERE {where}", params
             ).fetchone()[0]
         )
-        if not hold or total > keyword_postings.CACHE_MAX_DOCS:
+        if total > keyword_postings.CACHE_MAX_DOCS or (
+            not hold and total > keyword_postings.HELD_FROM_FIRST_SEARCH
+        ):
             return ScopeLinks(version, total, None)
         by_entity: dict[str, set[str]] = {}
         for memory_id, entity in conn.execute(

@@ -245,13 +245,15 @@ class KeywordIndex:
     def _build(
         conn: sqlite3.Connection, where: str, params: list[object], version: Version, hold: bool
     ) -> ScopeDocs:
-        """The scope's entry read from the tables (postings only if ``hold`` and small
-        enough)."""
+        """The scope's entry read from the tables (postings only if small enough, and
+        if ``hold`` or small enough to hold from a first search)."""
         count, total = conn.execute(
             f"SELECT COUNT(*), COALESCE(SUM(length), 0) FROM keyword_docs WHERE {where}", params
         ).fetchone()
         rows = None
-        if hold and count <= keyword_postings.CACHE_MAX_DOCS:
+        if count <= keyword_postings.CACHE_MAX_DOCS and (
+            hold or count <= keyword_postings.HELD_FROM_FIRST_SEARCH
+        ):
             rows = conn.execute(  # through keyword_docs' scope index, never a scan of the FTS
                 "SELECT memory_id, tokens FROM keyword_fts "
                 f"WHERE rowid IN (SELECT rowid FROM keyword_docs WHERE {where})",

@@ -24,6 +24,10 @@ from memoweave.index.scope_cache import STALE, Version
 K1, B = 1.2, 0.75
 CACHE_MAX_DOCS = 20_000
 """Scopes with more documents than this are scored from FTS5 matches per query instead."""
+HELD_FROM_FIRST_SEARCH = 2_000
+"""Scopes of at most this many documents are held from a process's first search of them
+(reading them costs less than ranking from the tables, whose postings span every scope);
+larger ones are ranked in SQLite at the first search and held from the next."""
 CACHE_TOTAL_DOCS = 200_000
 """Documents held over all cached scopes, at most (least recently searched dropped first)."""
 MAX_KNOWN_DF = 100_000

@@ -17,9 +17,10 @@ postings, entity links: an *entry*). Whether an entry is current is told by the 
   entry that holds another: another connection wrote the scope, or this process's write
   rolled back after its change was applied (its token never committed);
 - a process's first search of a scope (no entry of it, or one dropped) builds it with
-  ``hold=False``: statistics only, so the index answers from its tables in SQLite (exactly
-  the same results) and a one-off search (a CLI call) pays no Python pass over the scope;
-  a later search of such an entry (``deferred``) builds it again with ``hold=True``.
+  ``hold=False``: an index may then keep statistics only and answer from its tables in
+  SQLite (exactly the same results), so a one-off search (a CLI call) of a large scope
+  pays no Python pass over it; a later search of such an entry (``deferred``) builds it
+  again with ``hold=True``.
 
 Tokens are random 62-bit numbers, never reused, so a rolled-back token cannot come back
 as another write's. A write to one scope leaves every other scope's entries current, in

@@ -68,7 +68,6 @@ class Profile:
 
 PROFILES: dict[str, Profile] = {
     # LoCoMo turns, fitted on conversations 26/30/41, checked on 42/43; the neighbour
-    # weight chosen on 26/30/41 by recall@10 with the others fixed
     # weight chosen on 26/30/41 by recall@10 with the others fixed; the reranked stage
     # fitted on the same conversations
     KIND_TURN: Profile(

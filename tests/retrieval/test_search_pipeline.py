@@ -202,11 +202,12 @@ def test_turns_and_facts_are_told_apart_and_weighed_differently(
 def test_vectors_that_cannot_be_compared_give_no_dense_score() -> None:
     # a store that embeds text itself gets the query as text (an empty vector): memories
     # only the keyword signal found then have no dense score instead of a crash
-    from memoweave.retrieval.dense import cosine
+    from memoweave.retrieval.dense import query_cosines
 
-    assert cosine([], [0.1, 0.2]) is None and cosine([1.0], [0.5, 0.5]) is None
-    assert cosine([1.0, 0.0], [0.0, 1.0]) == 0.0
-    assert cosine([0.0, 0.0], [1.0, 1.0]) == 0.0
+    assert query_cosines([], {"a": [0.1, 0.2]}) == {"a": None}
+    assert query_cosines([1.0], {"a": [0.5, 0.5]}) == {"a": None}
+    assert query_cosines([1.0, 0.0], {"a": [0.0, 1.0]}) == {"a": 0.0}
+    assert query_cosines([0.0, 0.0], {"a": [1.0, 1.0]}) == {"a": 0.0}
 
 
 def test_a_turn_next_to_the_turn_a_query_matches_gets_the_neighbour_signal(

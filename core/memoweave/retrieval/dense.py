@@ -25,18 +25,12 @@ def dense_hits(
     return [(h.id, h.score, h.payload) for h in hits]
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """Cosine similarity of two vectors (0.0 if either is zero); ``None`` when they cannot
-    be compared (different lengths: e.g. a store that embeds the query text itself)."""
-    if len(a) != len(b) or not a:
-        return None
-    return _cosine(a, _norm(a), b)
-
-
 def query_cosines(
     query: Sequence[float], vectors: Mapping[str, Sequence[float]]
 ) -> dict[str, float | None]:
-    """:func:`cosine` of ``query`` and each of ``vectors`` (the query's norm computed once)."""
+    """Cosine similarity of ``query`` and each of ``vectors`` (0.0 if either is zero; the
+    query's norm computed once); ``None`` for a vector that cannot be compared with it
+    (an empty query or another length: e.g. a store that embeds the query text itself)."""
     if not query:
         return dict.fromkeys(vectors)
     norm, size = _norm(query), len(query)

@@ -59,8 +59,12 @@ def test_other_collections_of_the_same_folder_stay_usable(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
     config = {"path": str(tmp_path / "edge")}
-    qdrant_make_store(config).ensure_collection("one", 4)
-    qdrant_make_store(config).ensure_collection("two", 4)  # no lock error: other collection
+    one, two = qdrant_make_store(config), qdrant_make_store(config)
+    one.ensure_collection("one", 4)
+    two.ensure_collection("two", 4)  # no lock error: other collection
+    one.upsert(_records(3))
+    two.upsert(_records(2))
+    assert (one.count(), two.count()) == (3, 2)  # both open at once, each its own data
 
 
 def test_missing_metadata_is_refused_without_deleting_and_repair_restores_it(

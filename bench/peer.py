@@ -24,6 +24,8 @@ are in ``peer_data.run_phases``:
     .venv/bin/python bench/peer.py --quick          # 1k, 100 x 10: minutes on an idle machine
     nice .venv/bin/python bench/peer.py             # 1k, 10k, 100k, 10,000 x 100 (hours)
     .venv/bin/python bench/peer.py --layouts 10000 --systems memoweave,mem0
+    nice .venv/bin/python bench/peer.py --layouts 10000x100 --filled ~/peer-fills
+        # saves memoweave's filled home; the next run with --filled copies it, no fill
 
 mem0 is slow at scale (its local Qdrant scans every point in Python): its fill stops after
 ``--mem0-cap`` seconds and the table says where it stopped. Writes
@@ -92,7 +94,9 @@ def worker_command(system: str, layout: Layout, args: argparse.Namespace, out: P
         script = BENCH / "peers" / "mem0_peer.py"
         return [str(python), str(script), *common, "--time-cap", str(args.mem0_cap)]
     script = BENCH / "peer_memoweave.py"
-    return [sys.executable, str(script), "--system", system, *common, "--time-cap", str(args.cap)]
+    filled = ["--filled", str(args.filled)] if args.filled else []
+    cmd = [sys.executable, str(script), "--system", system, *common, *filled]
+    return [*cmd, "--time-cap", str(args.cap)]
 
 
 def run_one(system: str, layout: Layout, args: argparse.Namespace) -> dict[str, Any]:
@@ -140,6 +144,8 @@ def markdown(results: list[dict[str, Any]], layouts: list[Layout], systems: list
                 notes.append(
                     f"- {system}: from an earlier run (load average {r.get('load_average')})"
                 )
+            if r.get("fill_reused_from"):
+                notes.append(f"- {system}: home copied from a saved fill (`--filled`)")
             if "error" in r:
                 notes.append(f"- {system}: failed: `{r['error']}`")
             elif r.get("filled", layout.total) < layout.total:
@@ -239,6 +245,12 @@ def main() -> None:
     parser.add_argument("--cap", type=float, default=0, help="fill time cap (s), memoweave")
     parser.add_argument("--mem0-cap", type=float, help="fill time cap (s), mem0 (900; quick 90)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo file")
+    parser.add_argument(
+        "--filled",
+        type=Path,
+        help="folder of saved fills: memoweave's homes are saved there right after the fill "
+        "and reused (copied) by later runs, which skip the fill (an hour at 10,000 x 100)",
+    )
     parser.add_argument(
         "--merge",
         action="store_true",

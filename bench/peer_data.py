@@ -22,7 +22,7 @@ import resource
 import statistics
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -378,25 +378,28 @@ def run_phases(
     plan: Plan,
     tag: str,
     fill_vectors: dict[str, Any],
+    *,
+    prefilled: dict[str, Any] | None = None,
+    after_fill: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[dict[str, Any], Layout, tuple[str, str]]:
     """Fill ``layout``, then time ingest, searches and inferred adds; returns the figures,
     the layout reached (a time cap may stop the fill early) and the last query asked.
 
     ``fill_vectors`` (text -> cached vector, the system's embedder reads it) is emptied
-    after the fill, so the RSS measured later is the system's, not the cache's."""
+    after the fill, so the RSS measured later is the system's, not the cache's.
+    ``prefilled``: the fill figures of a home the system already holds (a saved fill, see
+    ``peer.py --filled``); the fill is skipped. ``after_fill`` gets the fill figures once
+    the fill is done, before anything is timed (it may save the home)."""
     out: dict[str, Any] = {}
-    filled, started = 0, time.perf_counter()
-    for user, members in fill_batches(layout, len(facts), BATCH):
-        if plan.time_cap and time.perf_counter() - started > plan.time_cap:
-            out["fill_capped_after_s"] = plan.time_cap
-            break
-        system.add([facts[i].text for i in members], user)
-        filled += len(members)
-    out["filled"] = filled
-    out["fill_per_s"] = filled / (time.perf_counter() - started)
+    if prefilled is not None:
+        out.update(prefilled)
+    else:
+        out.update(_fill(system, layout, facts, plan))
+        if after_fill is not None:
+            after_fill(dict(out))
     fill_vectors.clear()
     gc.collect()  # unmaps the vector cache once nothing views it
-    eff = reached(layout, filled)
+    eff = reached(layout, out["filled"])
 
     new = fresh_texts(plan.single + plan.batches * BATCH, tag)
     single = Timer.new()
@@ -436,6 +439,22 @@ def run_phases(
     return out, eff, asked[-1]
 
 
+def _fill(system: System, layout: Layout, facts: Sequence[Fact], plan: Plan) -> dict[str, Any]:
+    """Load ``layout`` through ``system.add``, 100 messages per call (``plan.time_cap``
+    may stop it early); the fill figures."""
+    out: dict[str, Any] = {}
+    filled, started = 0, time.perf_counter()
+    for user, members in fill_batches(layout, len(facts), BATCH):
+        if plan.time_cap and time.perf_counter() - started > plan.time_cap:
+            out["fill_capped_after_s"] = plan.time_cap
+            break
+        system.add([facts[i].text for i in members], user)
+        filled += len(members)
+    out["filled"] = filled
+    out["fill_per_s"] = filled / (time.perf_counter() - started)
+    return out
+
+
 def _ingest_figures(single: Timer, batched: Timer) -> dict[str, float]:
     """Memories/s and ms per memory of both ingest modes."""
     one = sum(single.wall) / max(1, len(single.wall))
@@ -463,6 +482,9 @@ def plan_arguments(parser: Any) -> None:
     parser.add_argument("--time-cap", type=float, default=0, help="seconds for the fill")
     parser.add_argument("--data", type=Path, help="LoCoMo file (the infer=True exchanges)")
     parser.add_argument("--tmp", type=Path, default=None, help="where homes are created")
+    parser.add_argument(
+        "--filled", type=Path, default=None, help="folder of saved fills (memoweave only)"
+    )
 
 
 def plan_of(args: Any) -> Plan:

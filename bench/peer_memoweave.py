@@ -14,6 +14,8 @@ then the cold start of ``memoweave search`` in a new process on the home just wr
 from __future__ import annotations
 
 import argparse
+import functools
+import json
 import os
 import shutil
 import sys
@@ -50,6 +52,7 @@ from memoweave.plugins import load_registry
 from memoweave.providers.embedder import Embedder, Purpose
 
 MODEL = "onnx-minilm-int8"
+FILL_FIGURES = "fill.json"  # beside home/ in a saved fill
 # system -> (label, vector_store spec builder taking the home; None: the default stack)
 SYSTEMS: dict[str, tuple[str, Any]] = {
     "memoweave": ("memoweave default (Qdrant Edge + ONNX int8 MiniLM)", None),
@@ -117,8 +120,13 @@ class MemoweaveSystem:
         self.embedder = CountingEmbedder(CachedEmbedder(registry.create("embedder", "onnx"), known))
         self.llm = TimedLLM()
         self.config = config_for(system, home)
-        self.memory = Memory(self.config, llm=self.llm, embedder=self.embedder, registry=registry)
-        self.memory.get_all(user_id=scope_id(0), top_k=1)  # opens the collection
+        self.registry = registry
+        self.memory = self.open()
+
+    def open(self) -> Memory:
+        memory = Memory(self.config, llm=self.llm, embedder=self.embedder, registry=self.registry)
+        memory.get_all(user_id=scope_id(0), top_k=1)  # opens the collection
+        return memory
 
     def add(self, texts: list[str], user_id: str) -> None:
         self.memory.add(
@@ -138,12 +146,21 @@ class MemoweaveSystem:
 def run(system: str, layout: Layout, args: argparse.Namespace) -> dict[str, Any]:
     """Every phase for one system and layout; the figures as a flat dict."""
     facts = corpus(pool_size(layout))
-    vectors = load_vectors(len(facts), MODEL)
-    if vectors is None:
-        raise SystemExit(f"no embedding cache for {len(facts)} facts: run --cache first")
-    known = {f.text: vectors[i] for i, f in enumerate(facts)}
-    del vectors  # only the views in known keep the cache mapped, until the fill ends
+    saved = None
+    if args.filled and system != "memoweave-memory":  # the in-memory store has no home
+        saved = args.filled / f"{system}-{layout.key}"
+    prefilled = None
     home = Path(tempfile.mkdtemp(prefix=f"peer-{system}-", dir=args.tmp))
+    if saved is not None and (saved / FILL_FIGURES).exists():
+        prefilled = json.loads((saved / FILL_FIGURES).read_text(encoding="utf-8"))
+        shutil.copytree(saved / "home", home, dirs_exist_ok=True)
+        known: dict[str, Any] = {}
+    else:
+        vectors = load_vectors(len(facts), MODEL)
+        if vectors is None:
+            raise SystemExit(f"no embedding cache for {len(facts)} facts: run --cache first")
+        known = {f.text: vectors[i] for i, f in enumerate(facts)}
+        del vectors  # only the views in known keep the cache mapped, until the fill ends
     os.environ["MEMOWEAVE_HOME"] = str(home)
     started = time.perf_counter()
     opened = MemoweaveSystem(system, home, known)
@@ -153,7 +170,15 @@ def run(system: str, layout: Layout, args: argparse.Namespace) -> dict[str, Any]
         "layout": layout.key,
         "open_s": time.perf_counter() - started,
     }
-    figures, _, last_query = run_phases(opened, layout, facts, plan_of(args), system, known)
+    if prefilled is not None:
+        result["fill_reused_from"] = str(saved)
+    after_fill = None
+    if saved is not None and prefilled is None:
+        after_fill = functools.partial(save_fill, opened, home, saved)
+    figures, _, last_query = run_phases(
+        opened, layout, facts, plan_of(args), system, known,
+        prefilled=prefilled, after_fill=after_fill,
+    )  # fmt: skip
     result.update(figures)
     opened.close()
     result["disk_mb"] = disk_mb(home)
@@ -161,6 +186,19 @@ def run(system: str, layout: Layout, args: argparse.Namespace) -> dict[str, Any]
     shutil.rmtree(home, ignore_errors=True)
     result["load_average"] = load_average()
     return result
+
+
+def save_fill(opened: MemoweaveSystem, home: Path, saved: Path, figures: dict[str, Any]) -> None:
+    """Keep a copy of the just-filled ``home`` in ``saved`` (closed while copied, then
+    reopened), so a later run skips the fill: ``peer.py --filled DIR``."""
+    opened.memory.close()
+    staging = saved.with_name(saved.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    shutil.copytree(home, staging / "home")
+    (staging / FILL_FIGURES).write_text(json.dumps(figures), encoding="utf-8")
+    shutil.rmtree(saved, ignore_errors=True)
+    staging.rename(saved)
+    opened.memory = opened.open()
 
 
 def cold(

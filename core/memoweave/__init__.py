@@ -1,4 +1,12 @@
-"""memoweave: long-term memory for LLM applications."""
+"""memoweave: long-term memory for LLM applications.
+
+``AsyncMemory`` is imported on first access (it brings asyncio): a synchronous process,
+such as ``memoweave search``, never loads it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from memoweave.errors import (
     ConfigError,
@@ -18,9 +26,21 @@ from memoweave.errors import (
     VectorStoreError,
 )
 from memoweave.hookspecs import hookimpl
-from memoweave.memory import AsyncMemory, Memory
+from memoweave.memory import Memory
+
+if TYPE_CHECKING:
+    from memoweave.memory.async_api import AsyncMemory
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AsyncMemory":
+        from memoweave.memory.async_api import AsyncMemory
+
+        return AsyncMemory
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AsyncMemory",

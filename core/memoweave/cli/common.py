@@ -20,13 +20,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from memoweave.errors import FilterError, ValidationError
 from memoweave.memory.api import Memory
-from memoweave.remote import RemoteMemory
+
+if TYPE_CHECKING:
+    from memoweave.remote import RemoteMemory
 
 API_KEY_ENV = "MEMOWEAVE_API_KEY"
 
@@ -109,6 +111,8 @@ def open_memory(
                 "pass --config or --server, not both",
                 hint="With --server the server's own configuration applies.",
             )
+        from memoweave.remote import RemoteMemory  # urllib: only with --server
+
         memory = RemoteMemory(server_url, api_key=os.environ.get(API_KEY_ENV))
     else:
         memory = Memory(str(config_path) if config_path is not None else None)

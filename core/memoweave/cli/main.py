@@ -2,9 +2,17 @@
 
 Built-in commands are imported when they are run (``memoweave search`` imports the read
 commands only, not the demo, transfer or doctor modules) or listed (``--help``).
+
+The command line runs numpy's OpenBLAS on one thread unless ``OPENBLAS_NUM_THREADS`` is
+set: memoweave's matrix work is a matrix-vector product per search, and starting the
+BLAS thread pool at numpy's import cost 40-50 ms CPU of every cold start on 2 cores.
 """
 
 from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before anything imports numpy
 
 import click
 

@@ -7,7 +7,6 @@ and whose ``details`` carry ``path``, ``reason``, ``file`` and ``line``.
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from collections.abc import Callable, Iterable, Sequence
@@ -99,6 +98,8 @@ def _reason(error: Any, model: type[pydantic.BaseModel] | None) -> str:
         if parent is None:
             return "unknown field"
         allowed = sorted(parent.model_fields)
+        import difflib  # only for an error message
+
         close = difflib.get_close_matches(str(error["loc"][-1]), allowed, n=1)
         guess = f"; did you mean {close[0]!r}?" if close else ""
         return f"unknown field (allowed: {', '.join(allowed) or 'none'}){guess}"

@@ -25,7 +25,6 @@ from memoweave.config.mem0 import looks_like_mem0, translate_mem0
 from memoweave.config.secrets import redact
 from memoweave.config.sections import ExtractionConfig, LimitsConfig, RetrievalConfig
 from memoweave.config.server import ServerConfig
-from memoweave.config.yaml_source import read_yaml
 from memoweave.errors import ConfigError
 
 
@@ -111,6 +110,8 @@ class MemoryConfig(ConfigModel):
     @classmethod
     def from_yaml(cls, path: str | Path) -> MemoryConfig:
         """Read, interpolate and validate a YAML file (errors name the file and line)."""
+        from memoweave.config.yaml_source import read_yaml  # PyYAML: only for a file
+
         data, locate = read_yaml(path)
         return cls._build(data, source=str(path), locate=locate)
 

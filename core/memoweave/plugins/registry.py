@@ -11,7 +11,6 @@ conflict. Fix it by uninstalling one distribution or by excluding it with
 from __future__ import annotations
 
 import builtins
-import difflib
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -244,6 +243,8 @@ class ProviderRegistry:
 
     def _not_found(self, kind: str, name: str) -> ProviderNotFound:
         installed = self.names(kind)
+        import difflib  # only for an error message
+
         close = difflib.get_close_matches(name.lower(), installed, n=3, cutoff=0.6)
         message = f"no {kind} provider named {name!r}; installed: {', '.join(installed) or 'none'}"
         if close:

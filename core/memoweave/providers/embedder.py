@@ -15,12 +15,11 @@ length ``dims``. Contract details:
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Literal
 
-from memoweave.runtime.aio import default_async
+from memoweave.runtime.aio import default_async, to_thread
 
 Purpose = Literal["document", "query"]
 
@@ -50,9 +49,9 @@ class Embedder(ABC):
         self, texts: Sequence[str], *, purpose: Purpose = "document"
     ) -> list[list[float]]:
         """Async :meth:`embed`."""
-        return await asyncio.to_thread(self.embed, texts, purpose=purpose)
+        return await to_thread(self.embed, texts, purpose=purpose)
 
     @default_async
     async def aclose(self) -> None:
         """Async :meth:`close`."""
-        await asyncio.to_thread(self.close)
+        await to_thread(self.close)

@@ -47,7 +47,6 @@ rule in llama.cpp); lengths are checked after parsing.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from abc import ABC, abstractmethod
@@ -55,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
 from memoweave.errors import ValidationError
-from memoweave.runtime.aio import default_async
+from memoweave.runtime.aio import default_async, to_thread
 
 Message = dict[str, Any]
 _SCHEMA_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -195,7 +194,7 @@ class LLM(ABC):
         max_tokens: int | None = None,
     ) -> LLMResponse:
         """Async :meth:`generate`."""
-        return await asyncio.to_thread(
+        return await to_thread(
             self.generate,
             messages,
             response_format=response_format,
@@ -207,4 +206,4 @@ class LLM(ABC):
     @default_async
     async def aclose(self) -> None:
         """Async :meth:`close`."""
-        await asyncio.to_thread(self.close)
+        await to_thread(self.close)

@@ -14,12 +14,11 @@ provider's own (see docs/retrieval.md).
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memoweave.runtime.aio import default_async
+from memoweave.runtime.aio import default_async, to_thread
 
 
 @dataclass(frozen=True)
@@ -64,9 +63,9 @@ class Reranker(ABC):
         self, query: str, documents: Sequence[str], top_k: int
     ) -> list[RankedDocument]:
         """Async :meth:`rerank`."""
-        return await asyncio.to_thread(self.rerank, query, documents, top_k)
+        return await to_thread(self.rerank, query, documents, top_k)
 
     @default_async
     async def aclose(self) -> None:
         """Async :meth:`close`."""
-        await asyncio.to_thread(self.close)
+        await to_thread(self.close)

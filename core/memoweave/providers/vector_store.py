@@ -61,7 +61,6 @@ Errors (each store calls the shared checks of :mod:`memoweave.providers.store_ch
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -69,7 +68,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from memoweave.filters.ast import FilterNode
-from memoweave.runtime.aio import default_async
+from memoweave.runtime.aio import default_async, to_thread
 
 Metric = Literal["cosine", "dot", "euclidean"]
 TEXT_FIELD = "memory"
@@ -236,64 +235,64 @@ class VectorStore(ABC):
     @default_async
     async def aensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> None:
         """Async :meth:`ensure_collection`."""
-        await asyncio.to_thread(self.ensure_collection, name, dims, metric)
+        await to_thread(self.ensure_collection, name, dims, metric)
 
     @default_async
     async def aupsert(self, records: Sequence[VectorRecord]) -> None:
         """Async :meth:`upsert`."""
-        await asyncio.to_thread(self.upsert, records)
+        await to_thread(self.upsert, records)
 
     @default_async
     async def asearch(
         self, vector: Sequence[float], *, top_k: int = 10, filter: FilterNode | None = None
     ) -> builtins.list[SearchHit]:
         """Async :meth:`search`."""
-        return await asyncio.to_thread(self.search, vector, top_k=top_k, filter=filter)
+        return await to_thread(self.search, vector, top_k=top_k, filter=filter)
 
     @default_async
     async def aget(
         self, ids: Sequence[str], *, with_vectors: bool = False
     ) -> builtins.list[StoredRecord]:
         """Async :meth:`get`."""
-        return await asyncio.to_thread(self.get, ids, with_vectors=with_vectors)
+        return await to_thread(self.get, ids, with_vectors=with_vectors)
 
     @default_async
     async def adelete(self, ids: Sequence[str]) -> None:
         """Async :meth:`delete`."""
-        await asyncio.to_thread(self.delete, ids)
+        await to_thread(self.delete, ids)
 
     @default_async
     async def aupdate(
         self, id: str, *, vector: Sequence[float] | None = None, payload: Payload | None = None
     ) -> None:
         """Async :meth:`update`."""
-        await asyncio.to_thread(self.update, id, vector=vector, payload=payload)
+        await to_thread(self.update, id, vector=vector, payload=payload)
 
     @default_async
     async def alist(
         self, *, filter: FilterNode | None = None, limit: int = 100, cursor: str | None = None
     ) -> Page:
         """Async :meth:`list`."""
-        return await asyncio.to_thread(self.list, filter=filter, limit=limit, cursor=cursor)
+        return await to_thread(self.list, filter=filter, limit=limit, cursor=cursor)
 
     @default_async
     async def acount(self, *, filter: FilterNode | None = None) -> int:
         """Async :meth:`count`."""
-        return await asyncio.to_thread(self.count, filter=filter)
+        return await to_thread(self.count, filter=filter)
 
     @default_async
     async def adrop_collection(self) -> None:
         """Async :meth:`drop_collection`."""
-        await asyncio.to_thread(self.drop_collection)
+        await to_thread(self.drop_collection)
 
     @default_async
     async def akeyword_search(
         self, text: str, *, top_k: int = 10, filter: FilterNode | None = None
     ) -> builtins.list[SearchHit]:
         """Async :meth:`keyword_search`."""
-        return await asyncio.to_thread(self.keyword_search, text, top_k=top_k, filter=filter)
+        return await to_thread(self.keyword_search, text, top_k=top_k, filter=filter)
 
     @default_async
     async def aclose(self) -> None:
         """Async :meth:`close`."""
-        await asyncio.to_thread(self.close)
+        await to_thread(self.close)

@@ -19,12 +19,15 @@ through a ``call`` step and the non-blocking methods directly.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import threading
 from collections import deque
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,8 @@ class LoopCoordinator(_Ledger):
         self._waiters: list[asyncio.Future[None]] = []
 
     async def _wait_for(self, ready: Callable[[], bool]) -> None:
+        import asyncio  # here: a synchronous process never loads asyncio
+
         while not ready():
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)

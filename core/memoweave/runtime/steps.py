@@ -27,7 +27,6 @@ under ``AsyncMemory`` and call the sync method, bypassing the provider's async t
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import time
 from collections.abc import Callable, Generator
@@ -120,6 +119,8 @@ class Clock:
         time.sleep(seconds)
 
     async def asleep(self, seconds: float) -> None:
+        import asyncio  # here: a synchronous process never loads asyncio
+
         await asyncio.sleep(seconds)
 
 

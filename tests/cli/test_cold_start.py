@@ -1,0 +1,129 @@
+"""What a new ``memoweave search`` process loads: the sync read path only.
+
+Each test runs the real command line in a new interpreter on the embedded default stack
+(Qdrant Edge + the onnx embedder under a temporary ``MEMOWEAVE_HOME``), then reports the
+modules it imported. A cold start pays for every module it imports, so the ones a search
+never uses must stay out: asyncio and the async API, the HTTP client of ``--server``,
+PyYAML without a config file, the transfer, server and demo code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memoweave.plugins import load_registry
+
+NOT_LOADED_BY_SEARCH = (
+    "asyncio",
+    "concurrent.futures",
+    "yaml",
+    "urllib.request",
+    "difflib",
+    "memoweave.memory.async_api",
+    "memoweave.runtime.batching",
+    "memoweave.remote",
+    "memoweave.transfer",
+    "memoweave.demo",
+    "memoweave.cli.write_cmds",
+    "memoweave_server.app",
+    "memoweave_server.commands",
+    "memoweave_mcp.commands",
+    "memoweave_mcp.tools",
+)
+
+_RUN_CLI = """
+import json, os, sys
+from memoweave.cli.main import main
+try:
+    main(sys.argv[1:], standalone_mode=False)
+finally:
+    sys.stdout.flush()
+    print(json.dumps({"modules": sorted(sys.modules),
+                      "openblas": os.environ.get("OPENBLAS_NUM_THREADS")}), file=sys.stderr)
+"""
+
+
+def _default_stack_installed() -> bool:
+    registry = load_registry()
+    return {"qdrant", "onnx"} <= {
+        info.name for kind in ("vector_store", "embedder") for info in registry.list(kind)
+    }
+
+
+pytestmark = pytest.mark.skipif(
+    not _default_stack_installed(), reason="the default stack (qdrant, onnx) is not installed"
+)
+
+
+def _cli(home: Path, *args: str, env: dict[str, str] | None = None) -> tuple[str, dict]:
+    """Run ``memoweave <args>`` in a new interpreter; its output and what it loaded."""
+    environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    environ.update({"MEMOWEAVE_HOME": str(home), "HF_HUB_OFFLINE": "1", **(env or {})})
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_CLI, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout, json.loads(done.stderr.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cold") / "home"
+    _cli(path, "add", "Maya plays the cello", "--user-id", "maya", "--no-infer")
+    return path
+
+
+def test_a_search_loads_only_the_sync_read_path(home: Path) -> None:
+    out, report = _cli(home, "search", "What does Maya play?", "--user-id", "maya", "--json")
+    assert json.loads(out)["results"][0]["memory"] == "Maya plays the cello"
+    loaded = set(report["modules"])
+    assert {"memoweave.memory.api", "memoweave_qdrant.store", "memoweave_onnx.embedder"} <= loaded
+    assert sorted(loaded & set(NOT_LOADED_BY_SEARCH)) == []
+    assert not [m for m in loaded if m.startswith(("memoweave.transfer.", "memoweave.demo."))]
+
+
+def test_the_check_sees_a_lazily_imported_module(home: Path, tmp_path: Path) -> None:
+    """A config file does bring PyYAML in (the report is not blind to lazy imports)."""
+    config = tmp_path / "memoweave.yaml"
+    config.write_text("retrieval: {}\n", encoding="utf-8")
+    out, report = _cli(home, "search", "cello", "--user-id", "maya", "--config", str(config))
+    assert "Maya plays the cello" in out
+    assert "yaml" in report["modules"]
+
+
+def test_the_command_line_runs_openblas_on_one_thread_unless_told(home: Path) -> None:
+    _, report = _cli(home, "search", "cello", "--user-id", "maya", "--json")
+    assert report["openblas"] == "1"
+    _, report = _cli(
+        home, "search", "cello", "--user-id", "maya", "--json", env={"OPENBLAS_NUM_THREADS": "2"}
+    )
+    assert report["openblas"] == "2"
+
+
+def test_the_async_api_still_imports_from_the_package() -> None:
+    code = (
+        "import sys, memoweave; from memoweave import AsyncMemory, Memory; "
+        "from memoweave.memory import AsyncMemory as Again; "
+        "assert AsyncMemory is Again and AsyncMemory.__name__ == 'AsyncMemory'; "
+        "print('memoweave.memory.async_api' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
+    missing = subprocess.run(
+        [sys.executable, "-c", "import memoweave; memoweave.NoSuchThing"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "has no attribute 'NoSuchThing'" in missing.stderr

@@ -3,6 +3,7 @@ onnxruntime session, reading a tokenizer and padding a batch of encodings."""
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -11,9 +12,20 @@ from typing import Any
 from memoweave.errors import MemoweaveError
 from memoweave_onnx.int8_tables import gather_before_dequantize, has_integer_arithmetic
 
+TELEMETRY_ENV = "ORT_DISABLE_TELEMETRY"
+"""onnxruntime's switch: set to ``1`` before it initialises, it records and sends nothing."""
+
 
 def import_runtime(error: type[MemoweaveError]) -> tuple[Any, Any, Any]:
-    """Import numpy, onnxruntime and tokenizers, or raise ``error``."""
+    """Import numpy, onnxruntime and tokenizers, or raise ``error``.
+
+    onnxruntime's telemetry is turned off: since 1.29 its Linux and macOS builds keep a
+    device id and an event cache under ``~/.cache/Microsoft/DeveloperTools`` for upload to
+    Microsoft unless ``ORT_DISABLE_TELEMETRY`` is set before it initialises (memoweave
+    makes no network call the user did not configure). The variable is set unless the
+    user set it; when onnxruntime was imported before (too late for the variable), its
+    events are switched off instead."""
+    os.environ.setdefault(TELEMETRY_ENV, "1")
     try:
         import numpy
         import onnxruntime
@@ -24,6 +36,8 @@ def import_runtime(error: type[MemoweaveError]) -> tuple[Any, Any, Any]:
             hint="pip install memoweave-onnx (onnxruntime, tokenizers, numpy).",
             details={"reason": "missing_dependency"},
         ) from exc
+    if os.environ.get(TELEMETRY_ENV) == "1":
+        onnxruntime.disable_telemetry_events()
     return numpy, onnxruntime, tokenizers
 
 

@@ -38,7 +38,7 @@ from uuid import UUID
 from memoweave.errors import VectorStoreError
 from memoweave.providers.file_lock import ExclusiveFileLock
 from memoweave.providers.vector_store import HASH_KEY, SCOPE_KEYS, Metric
-from memoweave_qdrant.edge_index import search_params, shard_config
+from memoweave_qdrant.edge_index import candidate_params, candidates, exact_params, shard_config
 from memoweave_qdrant.engine import Engine, Row
 from memoweave_qdrant.filters import Clause, Condition, IsEmpty, Match, Range, Substring
 
@@ -273,53 +273,66 @@ class EdgeEngine(Engine):
 
     # -- reads -----------------------------------------------------------------------
     def search(self, vector: list[float], limit: int, where: Clause | None) -> list[Row]:
+        """The ``limit`` nearest points ``where`` keeps, scored exactly on their original
+        vectors (see :mod:`.edge_index`): a filter that Qdrant's payload-index estimate
+        (~0.1 ms) says keeps at most ``candidates(limit)`` points scores each of them
+        exactly; otherwise the quantised nearest ``candidates`` are found and the best
+        ``limit`` of them scored exactly.
+
+        The candidates are found without the filter when it drops at most ``limit``
+        points (one scope holding the whole shard): a graph walk checks the filter at
+        every point it visits, which doubled the query at 100k in one scope. The
+        ``candidates(limit + dropped)`` nearest points are found unfiltered and ranked
+        with the filter; if ``limit`` of them pass they are the filtered search's hits
+        (every passing point left out is farther than all of them, up to the graph's
+        approximation, which an unfiltered walk makes no worse), otherwise the
+        candidates are found with the filter."""
         q = self._q
         native = self._filter(where)
-        points = None if native is None else self._search_broad(vector, limit, native)
-        if points is None:
-            request = q.QueryRequest(
-                limit=limit,
-                query=q.Query.Nearest(vector),
-                filter=native,
-                with_payload=True,
-                params=search_params(q, limit),
-            )
-            points = self._shard.query(request)
-        return [_row(p, score=p.score) for p in points]
-
-    def _search_broad(self, vector: list[float], limit: int, native: Any) -> list[Any] | None:
-        """The hits of ``native`` (a Qdrant filter) when it drops at most ``limit`` points
-        (one scope holding the whole shard), or ``None`` to run the filtered search.
-
-        A graph walk checks the filter at every point it visits, which doubled the query
-        at 100k in one scope (6-7 vs ~3 ms CPU for Memory's read filter). When Qdrant's
-        estimate (from the payload indexes, ~0.1 ms) says the filter drops ``d`` <=
-        ``limit`` points, the ``limit + d`` nearest points are found without it, then
-        ranked among themselves with the filter (exact scores, payloads); if ``limit``
-        of them pass they are the filtered search's hits (every passing point left out
-        is farther than all of them, up to the graph's approximation, which an unfiltered
-        walk makes no worse), otherwise the filtered search runs."""
-        q = self._q
-        total = self._shard.count(q.CountRequest(filter=None, exact=False))
-        dropped = total - self._shard.count(q.CountRequest(filter=native, exact=False))
-        if total <= limit or dropped > limit:
-            return None
         nearest = q.Query.Nearest(vector)
-        wider = limit + max(dropped, 0)
+        total = self._shard.count(q.CountRequest(filter=None, exact=False))
+        kept = total if native is None else self._estimate(native)
+        if kept <= candidates(limit):
+            return self._exact(nearest, limit, native)
+        dropped = total - kept
+        if dropped <= limit:
+            hits = self._exact_among(nearest, limit, native, candidates(limit + dropped), None)
+            if len(hits) == limit or native is None:
+                return hits
+        return self._exact_among(nearest, limit, native, candidates(limit), native)
+
+    def _estimate(self, native: Any) -> int:
+        """Qdrant's estimate of how many points ``native`` keeps (from payload indexes)."""
+        return int(self._shard.count(self._q.CountRequest(filter=native, exact=False)))
+
+    def _exact_among(
+        self, nearest: Any, limit: int, native: Any, wanted: int, walk_filter: Any
+    ) -> list[Row]:
+        """The best ``limit`` points ``native`` keeps among the ``wanted`` nearest by
+        quantised vectors (found with ``walk_filter``), scored exactly."""
+        q = self._q
         request = q.QueryRequest(
-            limit=wider, query=nearest, with_payload=False, params=search_params(q, wider)
+            limit=wanted,
+            query=nearest,
+            filter=walk_filter,
+            with_payload=False,
+            params=candidate_params(q, wanted),
         )
         ids = {p.id for p in self._shard.query(request)}
-        among = q.Filter(must=[q.HasIdCondition(ids), native])
-        request = q.QueryRequest(
-            limit=limit,
-            query=nearest,
-            filter=among,
-            with_payload=True,
-            params=search_params(q, limit),
+        if not ids:
+            return []
+        among = q.HasIdCondition(ids)
+        return self._exact(
+            nearest, limit, q.Filter(must=[among] if native is None else [among, native])
         )
-        points = self._shard.query(request)
-        return points if len(points) == limit else None
+
+    def _exact(self, nearest: Any, limit: int, native: Any) -> list[Row]:
+        """The ``limit`` nearest points ``native`` keeps, each scored on its original."""
+        q = self._q
+        request = q.QueryRequest(
+            limit=limit, query=nearest, filter=native, with_payload=True, params=exact_params(q)
+        )
+        return [_row(p, score=p.score) for p in self._shard.query(request)]
 
     def text_search(self, text: str, field: str, limit: int, where: Clause | None) -> list[Row]:
         q = self._q

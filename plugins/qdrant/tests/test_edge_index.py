@@ -128,52 +128,95 @@ def test_the_threshold_is_checked(config: dict[str, Any]) -> None:
 
 
 class _QueryLog:
-    """The real shard, recording the filter of every nearest-neighbour query."""
+    """The real shard, recording the filter and parameters of every query."""
 
     def __init__(self, shard: Any) -> None:
         self._shard = shard
-        self.filters: list[Any] = []
+        self.requests: list[Any] = []
 
     def query(self, request: Any) -> Any:
-        self.filters.append(request.filter)
+        self.requests.append(request)
         return self._shard.query(request)
+
+    def steps(self) -> list[str]:
+        """Each query as ``candidates`` (quantised, unrescored) or ``exact``, with
+        ``+filter`` when it checks a filter and ``+ids`` when restricted to ids."""
+        out = []
+        for r in self.requests:
+            step = "exact" if r.params.exact else "candidates"
+            assert step == "exact" or r.params.quantization.rescore is False
+            must = r.filter.must if r.filter is not None else []
+            if must and must[0].__class__.__name__ == "HasIdCondition":
+                step += "+ids"
+                must = must[1:]
+            out.append(
+                step + ("+filter" if must or (r.filter and not step.endswith("ids")) else "")
+            )
+        self.requests.clear()
+        return out
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._shard, name)
 
 
-def test_a_filter_dropping_a_few_points_searches_without_it_and_ranks_the_same(
+def _rescored(shard: Any, vector: list[float], limit: int, native: Any) -> list[Any]:
+    """Qdrant's own search with rescoring (what the engine ran before candidates)."""
+    import qdrant_edge as q
+
+    params = q.SearchParams(
+        hnsw_ef=128, quantization=q.QuantizationSearchParams(rescore=True, oversampling=2.0)
+    )
+    request = q.QueryRequest(
+        limit=limit, query=q.Query.Nearest(vector), filter=native, params=params
+    )
+    return [(str(p.id), p.score) for p in shard.query(request)]
+
+
+def test_searches_score_candidates_exactly_and_skip_the_filter_when_it_drops_a_few_points(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
-    """A filter keeping nearly the whole shard (one scope) walks the graph unfiltered,
-    then keeps the passing points; a selective filter is searched as before."""
+    """The quantised nearest points are found without rescoring, then scored exactly (bit
+    for bit Qdrant's rescored scores); a filter keeping nearly the whole shard (one scope)
+    is not checked during the graph walk; a selective one is; a filter keeping a few
+    points scores each of them exactly in one query."""
     store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 4})
     store.ensure_collection("c", DIMS)
     vectors = _vectors(900, seed=11)
     records = _records(vectors)
-    others = set(range(0, 900, 150))  # 6 points outside the scope
+    few = {1, 2, 3, 4}
+    others = set(range(0, 900, 150)) | few  # 10 points outside the scope
     for i, record in enumerate(records):
-        record.payload["user_id"] = "other" if i in others else "me"
+        record.payload["user_id"] = "few" if i in few else "other" if i in others else "me"
     store.upsert(records)
     assert _info(store).indexed_vectors_count == 900
-    log = _QueryLog(store._engine._shard)
-    store._engine._shard = log
+    engine = store._engine
+    log = _QueryLog(engine._shard)
+    engine._shard = log
 
+    scope = parse_filter({"user_id": "me"})
     for probe in (0, 300, 451):  # the nearest point itself is out of scope for 0 and 300
-        hits = store.search(
-            vectors[probe].tolist(), top_k=10, filter=parse_filter({"user_id": "me"})
-        )
+        hits = store.search(vectors[probe].tolist(), top_k=10, filter=scope)
+        assert log.steps() == ["candidates", "exact+ids+filter"]
         scores = vectors @ vectors[probe]
         kept = [i for i in np.argsort(-scores) if i not in others][:10]
         assert [h.id for h in hits] == [_id(int(i)) for i in kept]
         assert [h.score for h in hits] == pytest.approx(scores[kept].tolist(), abs=1e-5)
         assert all(h.payload["user_id"] == "me" for h in hits)
-    assert log.filters[0] is None  # the graph walk itself was unfiltered
-    assert all(f is None or f.must[0].__class__.__name__ == "HasIdCondition" for f in log.filters)
+        native = engine._filter(store._filter(scope)[0])
+        assert [(h.id, h.score) for h in hits] == _rescored(
+            log._shard, vectors[probe].tolist(), 10, native
+        )
 
-    log.filters.clear()
     hits = store.search(vectors[1].tolist(), top_k=10, filter=parse_filter({"n": {"lt": 100}}))
+    assert log.steps() == ["candidates+filter", "exact+ids+filter"]  # selective
     assert sorted(int(h.payload["n"]) for h in hits) == sorted(
         int(i) for i in np.argsort(-(vectors[:100] @ vectors[1]))[:10]
     )
-    assert len(log.filters) == 1 and log.filters[0] is not None  # selective: filtered search
+    hits = store.search(vectors[1].tolist(), top_k=10, filter=parse_filter({"user_id": "few"}))
+    assert log.steps() == ["exact+filter"]  # 4 points: each scored exactly
+    assert [h.id for h in hits] == [
+        _id(int(i)) for i in 1 + np.argsort(-(vectors[1:5] @ vectors[1]))
+    ]
+    hits = store.search(vectors[2].tolist(), top_k=10)
+    assert log.steps() == ["candidates", "exact+ids"]
+    assert [(h.id, h.score) for h in hits] == _rescored(log._shard, vectors[2].tolist(), 10, None)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from memoweave.index import keyword_postings
 from memoweave.memory import Memory
 
 BuildMemory = Callable[..., Memory]
@@ -22,6 +23,14 @@ def build_memory(memory_factory: Any) -> BuildMemory:
         return memory_factory({"retrieval": retrieval} if retrieval else None, **overrides)  # type: ignore[no-any-return]
 
     return build
+
+
+@pytest.fixture
+def cached_small_scopes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scopes of any size go through the indexes' per-scope caches (small ones are
+    otherwise scored from their rows at every search, never cached)."""
+    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_DOCS", 0)
+    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_LINKS", 0)
 
 
 def add_texts(memory: Memory, texts: list[str], user_id: str = "alice", **kwargs: Any) -> list[str]:

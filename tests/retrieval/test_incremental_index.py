@@ -20,6 +20,8 @@ from memoweave.index.keyword_index import KeywordDoc, KeywordIndex
 from memoweave.memory.history import HistoryStore
 from memoweave.memory.scope import Scope
 
+pytestmark = pytest.mark.usefixtures("cached_small_scopes")
+
 WORDS = "Caroline Melanie Lisbon Porto paints swims bakes bread sea boat tea Paris 2019".split()
 USERS, AGENTS, RUNS = ["alice", "bob|x=1"], [None, "coach"], [None, "r/1", "r/2"]
 STATUSES = ["active", "superseded"]

@@ -18,6 +18,8 @@ from memoweave.testing.doubles import HashingEmbedder
 from .conftest import BuildMemory, add_texts
 from .test_index_consistency import FlakyStore
 
+pytestmark = pytest.mark.usefixtures("cached_small_scopes")
+
 TEXTS = [
     "Caroline paints in Lisbon",
     "Caroline swims in the sea near Lisbon",

@@ -17,6 +17,8 @@ from memoweave.index.keyword_index import KeywordDoc, KeywordIndex, KeywordScore
 from memoweave.memory.history import HistoryStore
 from memoweave.memory.scope import Scope
 
+pytestmark = pytest.mark.usefixtures("cached_small_scopes")
+
 # a skewed vocabulary: the first words are in most memories, the last in few
 WORDS = [f"w{i}" for i in range(40)]
 WEIGHTS = [1 / (i + 1) for i in range(len(WORDS))]

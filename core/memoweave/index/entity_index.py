@@ -200,31 +200,27 @@ class EntityIndex:
         keys = scope.as_dict()
         where = " AND ".join([*(f"{k} = ?" for k in keys), _in("status", statuses)])
         base = [*keys.values(), *statuses]
+        key = (scope_id(keys), tuple(sorted(set(statuses))))
         with self._history.snapshot() as conn:
-            links = self._cache.get(
-                conn,
-                scope_id(keys),
-                tuple(sorted(set(statuses))),
-                lambda version, hold: self._build(conn, where, base, version, hold),
-            )
-            total = links.total
-            if links.by_entity is not None:
-                found = {e: links.by_entity[e] for e in entities if e in links.by_entity}
-                df = {e: len(ids) for e, ids in found.items()}
-                asked = dict.fromkeys(memory_ids)
-                rows = [(i, e) for i in asked for e, ids in found.items() if i in ids]
+            small = None if key in self._cache else _small_scope(conn, entities, where, base)
+            if small is not None:  # a small scope, never held: read whole
+                total, found = small
             else:
-                df, rows = self._match_sql(
-                    conn, entities, memory_ids, where, base, links, scope_id(keys), statuses
+                links = self._cache.get(
+                    conn,
+                    *key,
+                    lambda version, hold: self._build(conn, where, base, version, hold),
                 )
-        if not df:
-            return EntityMatches({}, {})
-        norm = math.log(1 + max(total, 1))
-        weight = {e: math.log(1 + max(total, 1) / n) / norm for e, n in df.items()}
-        linked: dict[str, list[str]] = {}
-        for memory_id, entity in rows:
-            linked.setdefault(memory_id, []).append(entity)
-        return EntityMatches(weight, {k: tuple(v) for k, v in linked.items()})
+                total = links.total
+                if links.by_entity is None:
+                    df, rows = self._match_sql(
+                        conn, entities, memory_ids, where, base, links, key[0], statuses
+                    )
+                    return _matches(total, df, rows)
+                found = {e: links.by_entity[e] for e in entities if e in links.by_entity}
+        asked = dict.fromkeys(memory_ids)
+        rows = [(i, e) for i in asked for e, ids in found.items() if i in ids]
+        return _matches(total, {e: len(ids) for e, ids in found.items()}, rows)
 
     @staticmethod
     def _build(
@@ -246,9 +242,7 @@ class EntityIndex:
         ):
             return ScopeLinks(version, total, None)
         by_entity: dict[str, set[str]] = {}
-        for memory_id, entity in conn.execute(
-            f"SELECT memory_id, entity FROM entity_links WHERE {where}", params
-        ):
+        for memory_id, entity in _scope_links(conn, where, params):
             by_entity.setdefault(entity, set()).add(memory_id)
         return ScopeLinks(version, total, by_entity)
 
@@ -297,6 +291,42 @@ class EntityIndex:
         with self._history.transaction() as conn:
             conn.execute("DELETE FROM entity_links")
             self._cache.touch_all(conn)
+
+
+def _matches(total: int, df: dict[str, int], rows: list[tuple[str, str]]) -> EntityMatches:
+    """The matches of a scope of ``total`` memories with entities, ``df`` memories
+    mentioning each query entity found, and the (memory id, entity) links asked for."""
+    if not df:
+        return EntityMatches({}, {})
+    norm = math.log(1 + max(total, 1))
+    weight = {e: math.log(1 + max(total, 1) / n) / norm for e, n in df.items()}
+    linked: dict[str, list[str]] = {}
+    for memory_id, entity in rows:
+        linked.setdefault(memory_id, []).append(entity)
+    return EntityMatches(weight, {k: tuple(v) for k, v in linked.items()})
+
+
+def _small_scope(
+    conn: sqlite3.Connection, entities: Sequence[str], where: str, params: Sequence[object]
+) -> tuple[int, dict[str, set[str]]] | None:
+    """For a scope of at most :data:`.keyword_postings.SCANNED_MAX_LINKS` links (``where``
+    selects it): its memories with entities and the memories mentioning each of
+    ``entities`` it has (query order), read from all its links; else ``None``."""
+    (count,) = conn.execute(f"SELECT COUNT(*) FROM entity_links WHERE {where}", params).fetchone()
+    if count > keyword_postings.SCANNED_MAX_LINKS:
+        return None
+    linked: set[str] = set()
+    found: dict[str, set[str]] = {e: set() for e in entities}
+    for memory_id, entity in _scope_links(conn, where, params):
+        linked.add(memory_id)
+        if entity in found:
+            found[entity].add(memory_id)
+    return len(linked), {e: ids for e, ids in found.items() if ids}
+
+
+def _scope_links(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> sqlite3.Cursor:
+    """The (memory id, entity) links of the scope ``where`` selects."""
+    return conn.execute(f"SELECT memory_id, entity FROM entity_links WHERE {where}", params)
 
 
 def _in(column: str, values: Sequence[object]) -> str:

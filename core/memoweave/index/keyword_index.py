@@ -9,7 +9,8 @@ scope's statistics and postings are kept in memory (:mod:`memoweave.index.keywor
 this process's writes change them in place, a write of another connection to the scope
 makes the next search re-read them (:mod:`memoweave.index.scope_cache`). Scopes too
 large to hold are ranked from their FTS5 postings in SQLite with MaxScore's early stop
-(:mod:`memoweave.index.keyword_topk`).
+(:mod:`memoweave.index.keyword_topk`); scopes small enough to read whole at every search
+(:data:`.keyword_postings.SCANNED_MAX_DOCS`) are never cached.
 
 Rows are written inside the history's commit transaction (an ``on_commit`` hook of the
 write plan), so the index and the history always agree; the vector store agrees through
@@ -217,17 +218,21 @@ class KeywordIndex:
             return KeywordScores([], 0.0, _no_scores)
         keys = scope.as_dict()
         where, params = _scope_where(keys, statuses)
+        key = (scope_id(keys), tuple(sorted(set(statuses))))
         with self._history.snapshot() as conn:
-            entry = self._cache.get(
-                conn,
-                scope_id(keys),
-                tuple(sorted(set(statuses))),
-                lambda version, hold: self._build(conn, where, params, version, hold),
-            )
-            if entry.postings is None:
-                return self._score_matches(conn, tokens, keys, statuses, entry, limit)
-            scored = entry.score(tokens)
-            ceiling = bm25_ceiling(entry.docs, entry.matching(tokens))
+            rows = None if key in self._cache else _small_scope_rows(conn, where, params)
+            if rows is not None:  # a small scope, never held: scored from its rows
+                docs, scored, matching = keyword_postings.score_rows(rows, tokens)
+            else:
+                entry = self._cache.get(
+                    conn,
+                    *key,
+                    lambda version, hold: self._build(conn, where, params, version, hold),
+                )
+                if entry.postings is None:
+                    return self._score_matches(conn, tokens, keys, statuses, entry, limit)
+                docs, scored, matching = entry.docs, entry.score(tokens), entry.matching(tokens)
+        ceiling = bm25_ceiling(docs, matching)
         scored = {i: s for i, s in scored.items() if s > 0}
         hits = heapq.nsmallest(limit, scored.items(), key=lambda pair: (-pair[1], pair[0]))
         return KeywordScores(hits, ceiling, lambda ids: {i: scored[i] for i in ids if i in scored})
@@ -254,11 +259,7 @@ class KeywordIndex:
         if count <= keyword_postings.CACHE_MAX_DOCS and (
             hold or count <= keyword_postings.HELD_FROM_FIRST_SEARCH
         ):
-            rows = conn.execute(  # through keyword_docs' scope index, never a scan of the FTS
-                "SELECT memory_id, tokens FROM keyword_fts "
-                f"WHERE rowid IN (SELECT rowid FROM keyword_docs WHERE {where})",
-                params,
-            )
+            rows = _scope_rows(conn, where, params)
         return ScopeDocs.build(version, int(count), int(total), rows)
 
     def _score_matches(
@@ -322,6 +323,26 @@ class KeywordIndex:
             for chunk in chunks(memory_ids):
                 scores.update(keyword_topk.scores_of(conn, chunk, idf, where, params, avg_length))
         return scores
+
+
+def _small_scope_rows(
+    conn: sqlite3.Connection, where: str, params: list[object]
+) -> list[tuple[str, str]] | None:
+    """The (memory id, tokens) rows of the scope ``where`` selects if it has at most
+    :data:`.keyword_postings.SCANNED_MAX_DOCS` of them, else ``None``."""
+    (count,) = conn.execute(f"SELECT COUNT(*) FROM keyword_docs WHERE {where}", params).fetchone()
+    if count > keyword_postings.SCANNED_MAX_DOCS:
+        return None
+    return _scope_rows(conn, where, params).fetchall()
+
+
+def _scope_rows(conn: sqlite3.Connection, where: str, params: list[object]) -> sqlite3.Cursor:
+    """The (memory id, tokens) rows of the scope ``where`` selects."""
+    return conn.execute(  # through keyword_docs' scope index, never a scan of the FTS
+        "SELECT memory_id, tokens FROM keyword_fts "
+        f"WHERE rowid IN (SELECT rowid FROM keyword_docs WHERE {where})",
+        params,
+    )
 
 
 def _scope_where(

@@ -28,6 +28,14 @@ HELD_FROM_FIRST_SEARCH = 2_000
 """Scopes of at most this many documents are held from a process's first search of them
 (reading them costs less than ranking from the tables, whose postings span every scope);
 larger ones are ranked in SQLite at the first search and held from the next."""
+SCANNED_MAX_DOCS = 256
+"""Scopes of at most this many documents are never held: each search reads their rows
+(one range of the scope index) and scores them (:func:`score_rows`). Holding one costs
+about 1.3 KiB of postings per document and its build more than a scan, and a deployment
+of many small scopes (one per user) searches most of them once in a while: held, ten
+thousand of them would fill the budget and be evicted before their next search."""
+SCANNED_MAX_LINKS = 4 * SCANNED_MAX_DOCS
+"""The entity index's bound of the same kind, in links (a memory has a few)."""
 CACHE_TOTAL_DOCS = 200_000
 """Documents held over all cached scopes, at most (least recently searched dropped first)."""
 MAX_KNOWN_DF = 100_000
@@ -68,6 +76,36 @@ def bm25_bound(idf: float, max_frequency: int, min_length: int, avg_length: floa
 def average_length(docs: int, total_length: int) -> float:
     """The average document length BM25 uses (at least 1)."""
     return max(1.0, total_length / docs) if docs else 1.0
+
+
+def score_rows(
+    rows: Iterable[tuple[str, str]], tokens: list[str]
+) -> tuple[int, dict[str, float], list[int]]:
+    """A scope read whole: its document count, the BM25 of every (memory id,
+    space-joined tokens) row holding one of ``tokens`` (distinct), and how many documents
+    hold each token; the same floats as :meth:`ScopeDocs.score` of the scope held (the
+    same operations in the same order)."""
+    wanted = set(tokens)
+    docs = total_length = 0
+    found: list[tuple[str, int, list[int]]] = []
+    for memory_id, text in rows:
+        words = text.split()
+        docs += 1
+        total_length += len(words)
+        if not wanted.isdisjoint(words):
+            found.append((memory_id, len(words), [words.count(t) for t in tokens]))
+    matching = [sum(1 for *_, counts in found if counts[i]) for i in range(len(tokens))]
+    avg = average_length(docs, total_length)
+    idf = [bm25_idf(docs, n) for n in matching]
+    scores: dict[str, float] = {}
+    for memory_id, length, counts in found:
+        norm = length_norm(length, avg)
+        score = 0.0
+        for weight, frequency in zip(idf, counts, strict=True):
+            if frequency:
+                score += weight * (frequency * (K1 + 1) / (frequency + norm))
+        scores[memory_id] = score
+    return docs, scores, matching
 
 
 @dataclass

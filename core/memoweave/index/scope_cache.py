@@ -204,12 +204,21 @@ class ScopeCache(Generic[E]):
             if not statuses:
                 del self._statuses[key[0]]
 
+    @property
+    def held(self) -> int:
+        """Documents held over all entries (bounded by the budget)."""
+        return sum(e.held for e in self._entries.values())
+
     def _trim(self) -> None:
-        held = sum(e.held for e in self._entries.values())
+        held = self.held
         while len(self._entries) > 1 and (held > self._budget or len(self) > MAX_ENTRIES):
             key = next(iter(self._entries))
             held -= self._entries[key].held
             self._drop(key)
+
+    def __contains__(self, key: object) -> bool:
+        """Whether an entry (current or not) of this (scope, statuses) is held."""
+        return key in self._entries
 
     def __len__(self) -> int:
         return len(self._entries)

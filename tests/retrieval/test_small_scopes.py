@@ -1,0 +1,124 @@
+"""Scopes of at most ``SCANNED_MAX_DOCS`` memories are scored from their rows at every
+search and never cached: the same hits, scores, ceilings and entity matches, bit for bit,
+as the same scopes held in the per-scope caches; caches stay bounded however many scopes
+are searched; a scope that grows past the bound is cached from then on."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from memoweave.index import entity_index, keyword_index, keyword_postings
+from memoweave.index.entity_index import EntityIndex
+from memoweave.index.keyword_index import KeywordDoc, KeywordIndex
+from memoweave.memory.history import HistoryStore
+from memoweave.memory.scope import Scope
+
+from .test_incremental_index import count_builds, observe, random_doc
+
+
+def cache_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_DOCS", 0)
+    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_LINKS", 0)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_scanned_scopes_score_like_held_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    rng = random.Random(seed)
+    history = HistoryStore(tmp_path / "h.db")
+    keyword, entities = KeywordIndex(history), EntityIndex(history)
+    with history.transaction() as conn:
+        docs = list(
+            {d.memory_id: d for d in (random_doc(rng, f"m{i}") for i in range(80))}.values()
+        )
+        keyword.upsert(conn, docs)
+        entities.upsert(conn, docs)
+        keyword.delete(conn, ["m3", "m7"])  # removals leave the same state in both paths
+        entities.delete(conn, ["m3", "m7"])
+    scanned = observe(keyword, entities)
+    assert len(keyword._cache) == len(entities._cache) == 0  # nothing held
+    cache_everything(monkeypatch)
+    held_keyword, held_entities = KeywordIndex(history), EntityIndex(history)
+    held = observe(held_keyword, held_entities)  # held from the first search (< 2,000)
+    assert held_keyword._cache.held > 0 and held_entities._cache.held > 0
+    assert scanned == held
+    assert observe(held_keyword, held_entities) == held  # and from the held entries
+    history.close()
+
+
+def test_a_scope_growing_past_the_bound_is_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_DOCS", 2)
+    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_LINKS", 2)
+    history = HistoryStore(tmp_path / "h.db")
+    keyword, entities = KeywordIndex(history), EntityIndex(history)
+    alice = Scope.of(user_id="alice", operation="test")
+    texts = ["Caroline paints in Lisbon", "Caroline swims", "Melanie sails to Lisbon"]
+    built, linked = count_builds(monkeypatch), count_builds(monkeypatch, EntityIndex)
+
+    def search() -> tuple[object, object]:
+        hits = keyword.scores("Caroline Lisbon", alice, statuses=["active"], limit=10).hits
+        return hits, entities.match(["caroline", "lisbon"], alice, ["a0", "a1", "a2"], ["active"])
+
+    def add(i: int) -> None:
+        doc = KeywordDoc(f"a{i}", texts[i], "alice", None, None, "active")
+        with history.transaction() as conn:
+            keyword.upsert(conn, [doc])
+            entities.upsert(conn, [doc])
+
+    add(0)
+    first = search()
+    assert built == linked == []  # one memory, one link: scanned
+    add(1)
+    add(2)
+    grown = search()
+    assert grown != first
+    assert built == [("alice", False)] and linked == [("alice", False)]  # cached now
+    fresh = KeywordIndex(history), EntityIndex(history)
+    assert (
+        search()
+        == grown
+        == (
+            fresh[0].scores("Caroline Lisbon", alice, statuses=["active"], limit=10).hits,
+            fresh[1].match(["caroline", "lisbon"], alice, ["a0", "a1", "a2"], ["active"]),
+        )
+    )
+    history.close()
+
+
+def test_caches_stay_bounded_over_many_scopes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many small scopes are never held; cached ones never exceed the budget."""
+    history = HistoryStore(tmp_path / "h.db")
+    docs = [
+        KeywordDoc(f"{u}-{i}", f"Caroline visited Lisbon {i} times", f"u{u}", None, None, "active")
+        for u in range(150)
+        for i in range(3)
+    ]
+    keyword, entities = KeywordIndex(history), EntityIndex(history)
+    with history.transaction() as conn:
+        keyword.upsert(conn, docs)
+        entities.upsert(conn, docs)
+
+    def search_all(keyword: KeywordIndex, entities: EntityIndex) -> None:
+        for u in range(150):
+            scope = Scope.of(user_id=f"u{u}", operation="test")
+            keyword.scores("Caroline Lisbon", scope, statuses=["active"], limit=10)
+            entities.match(["caroline"], scope, [f"{u}-0"], ["active"])
+
+    search_all(keyword, entities)
+    assert len(keyword._cache) == len(entities._cache) == 0
+    cache_everything(monkeypatch)
+    monkeypatch.setattr(keyword_index, "CACHE_TOTAL_DOCS", 10)
+    monkeypatch.setattr(entity_index, "CACHE_TOTAL_DOCS", 10)
+    keyword, entities = KeywordIndex(history), EntityIndex(history)
+    search_all(keyword, entities)
+    for cache in (keyword._cache, entities._cache):
+        assert 0 < cache.held <= 10 and len(cache) <= 4
+    history.close()

@@ -137,9 +137,11 @@ def count_builds(
     built: list[tuple[str, bool]] = []
     original = index._build
 
-    def build(conn: Any, where: str, params: list[object], version: Any, hold: bool) -> Any:
+    def build(
+        conn: Any, where: str, params: list[object], version: Any, hold: bool, *rest: Any
+    ) -> Any:
         built.append((str(params[0]), hold))
-        return original(conn, where, params, version, hold)
+        return original(conn, where, params, version, hold, *rest)
 
     monkeypatch.setattr(index, "_build", staticmethod(build))
     return built

@@ -6,6 +6,7 @@ never read; writes of this connection keep the bounds valid."""
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -170,3 +171,31 @@ def test_a_write_that_raises_a_tokens_bound_is_ranked(
     monkeypatch.setattr(keyword_postings, "CACHE_MAX_DOCS", 20_000)
     assert hits == ranked(KeywordIndex(history), "lisbon porto", SCOPE, 3).hits
     history.close()
+
+
+def test_rows_read_from_the_fts5_content_table_equal_the_virtual_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(3)
+    history = HistoryStore(tmp_path / "h.db")
+    direct = KeywordIndex(history)
+    with history.transaction() as conn:
+        direct.upsert(conn, docs(rng, 300))
+        assert keyword_topk.fts_rows(conn) == keyword_topk.CONTENT_ROWS  # the fast path
+        every = "SELECT * FROM {} ORDER BY doc"
+        content = conn.execute(every.format(keyword_topk.CONTENT_ROWS)).fetchall()
+        assert content == conn.execute(every.format(keyword_topk.VTAB_ROWS)).fetchall()
+        assert len(content) > 300
+    with monkeypatch.context() as patch:
+        patch.setattr(keyword_topk, "fts_rows", lambda conn: keyword_topk.VTAB_ROWS)
+        through_vtab = KeywordIndex(history)
+    for cap in (3, 20_000):  # ranked in SQLite, then held (built from the rows)
+        monkeypatch.setattr(keyword_postings, "CACHE_MAX_DOCS", cap)
+        for scope in (SCOPE, NESTED):
+            for query in queries(rng):
+                got, want = ranked(direct, query, scope, 10), ranked(through_vtab, query, scope, 10)
+                assert got.hits == want.hits and got.ceiling == want.ceiling
+                ids = [i for i, _ in ranked(through_vtab, query, scope, 40).hits] + ["o0", "?"]
+                assert got.score_of(ids) == want.score_of(ids)
+    history.close()
+    assert keyword_topk.fts_rows(sqlite3.connect(":memory:")) == keyword_topk.VTAB_ROWS

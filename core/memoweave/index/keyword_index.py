@@ -109,6 +109,7 @@ class KeywordIndex:
                 conn.execute(statement)
             if _link_rowids(conn):
                 self._cache.touch_all(conn)
+            self._rows = keyword_topk.fts_rows(conn)
 
     def upsert(self, conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:
         """Inside a transaction: index ``docs``, replacing earlier rows of the same ids."""
@@ -220,14 +221,18 @@ class KeywordIndex:
         where, params = _scope_where(keys, statuses)
         key = (scope_id(keys), tuple(sorted(set(statuses))))
         with self._history.snapshot() as conn:
-            rows = None if key in self._cache else _small_scope_rows(conn, where, params)
+            rows = (
+                None if key in self._cache else _small_scope_rows(conn, where, params, self._rows)
+            )
             if rows is not None:  # a small scope, never held: scored from its rows
                 docs, scored, matching = keyword_postings.score_rows(rows, tokens)
             else:
                 entry = self._cache.get(
                     conn,
                     *key,
-                    lambda version, hold: self._build(conn, where, params, version, hold),
+                    lambda version, hold: self._build(
+                        conn, where, params, version, hold, self._rows
+                    ),
                 )
                 if entry.postings is None:
                     return self._score_matches(conn, tokens, keys, statuses, entry, limit)
@@ -248,7 +253,12 @@ class KeywordIndex:
 
     @staticmethod
     def _build(
-        conn: sqlite3.Connection, where: str, params: list[object], version: Version, hold: bool
+        conn: sqlite3.Connection,
+        where: str,
+        params: list[object],
+        version: Version,
+        hold: bool,
+        fts_rows: str,
     ) -> ScopeDocs:
         """The scope's entry read from the tables (postings only if small enough, and
         if ``hold`` or small enough to hold from a first search)."""
@@ -259,7 +269,7 @@ class KeywordIndex:
         if count <= keyword_postings.CACHE_MAX_DOCS and (
             hold or count <= keyword_postings.HELD_FROM_FIRST_SEARCH
         ):
-            rows = _scope_rows(conn, where, params)
+            rows = _scope_rows(conn, where, params, fts_rows)
         return ScopeDocs.build(version, int(count), int(total), rows)
 
     def _score_matches(
@@ -295,7 +305,9 @@ class KeywordIndex:
             return KeywordScores([], ceiling, _no_scores)
         bounds = {t: entry.bound(t, w) for t, w in idf.items()}
         matches = {t: entry.df[t] for t in idf}
-        hits = keyword_topk.top_k(conn, idf, bounds, matches, where, params, avg_length, limit)
+        hits = keyword_topk.top_k(
+            conn, idf, bounds, matches, where, params, avg_length, limit, self._rows
+        )
         ranked = dict(hits)
 
         def score_of(memory_ids: Sequence[str]) -> dict[str, float]:
@@ -321,26 +333,31 @@ class KeywordIndex:
         scores: dict[str, float] = {}
         with self._history.snapshot() as conn:
             for chunk in chunks(memory_ids):
-                scores.update(keyword_topk.scores_of(conn, chunk, idf, where, params, avg_length))
+                scores.update(
+                    keyword_topk.scores_of(conn, chunk, idf, where, params, avg_length, self._rows)
+                )
         return scores
 
 
 def _small_scope_rows(
-    conn: sqlite3.Connection, where: str, params: list[object]
+    conn: sqlite3.Connection, where: str, params: list[object], fts_rows: str
 ) -> list[tuple[str, str]] | None:
     """The (memory id, tokens) rows of the scope ``where`` selects if it has at most
     :data:`.keyword_postings.SCANNED_MAX_DOCS` of them, else ``None``."""
     (count,) = conn.execute(f"SELECT COUNT(*) FROM keyword_docs WHERE {where}", params).fetchone()
     if count > keyword_postings.SCANNED_MAX_DOCS:
         return None
-    return _scope_rows(conn, where, params).fetchall()
+    return _scope_rows(conn, where, params, fts_rows).fetchall()
 
 
-def _scope_rows(conn: sqlite3.Connection, where: str, params: list[object]) -> sqlite3.Cursor:
-    """The (memory id, tokens) rows of the scope ``where`` selects."""
+def _scope_rows(
+    conn: sqlite3.Connection, where: str, params: list[object], fts_rows: str
+) -> sqlite3.Cursor:
+    """The (memory id, tokens) rows of the scope ``where`` selects, read from ``fts_rows``
+    (:func:`.keyword_topk.fts_rows`)."""
     return conn.execute(  # through keyword_docs' scope index, never a scan of the FTS
-        "SELECT memory_id, tokens FROM keyword_fts "
-        f"WHERE rowid IN (SELECT rowid FROM keyword_docs WHERE {where})",
+        f"SELECT memory_id, tokens FROM {fts_rows} "
+        f"WHERE doc IN (SELECT rowid FROM keyword_docs WHERE {where})",
         params,
     )
 

@@ -24,7 +24,9 @@ _REQUIRED_INPUTS = ("input_ids", "attention_mask")
 
 
 class OnnxEmbedder(Embedder):
-    """Embeds texts with an ONNX encoder loaded at construction (see the module docstring)."""
+    """Embeds texts with an ONNX encoder (see the module docstring). The model and tokenizer
+    are read at construction, the onnxruntime session is built from there on another
+    thread; the first ``embed`` waits for it and raises its error if the build failed."""
 
     def __init__(self, config: OnnxEmbedderConfig | None = None) -> None:
         self.config = resolve(config or OnnxEmbedderConfig())
@@ -34,10 +36,17 @@ class OnnxEmbedder(Embedder):
         self._tokenizer = load_tokenizer(
             tokenizers, self.tokenizer_path, self.config.max_length, EmbeddingError
         )
-        self._session = load_session(
-            ort, self.model_path, self.config.intra_op_threads, EmbeddingError
+        # built on another thread: the caller opens its store meanwhile, the first embed
+        # waits (inputs and width come from the model bytes when they can be read)
+        self._session: Any = load_session(
+            ort, self.model_path, self.config.intra_op_threads, EmbeddingError, background=True
         )
-        self._input_names = {item.name for item in self._session.get_inputs()}
+        io = self._session.io
+        if io is not None:
+            self._input_names, last_dim = set(io.inputs), io.output_width
+        else:
+            self._input_names = {item.name for item in self._session.get_inputs()}
+            last_dim = self._session.get_outputs()[0].shape[-1]
         missing = [name for name in _REQUIRED_INPUTS if name not in self._input_names]
         if missing:
             raise EmbeddingError(
@@ -45,7 +54,6 @@ class OnnxEmbedder(Embedder):
                 hint="Use a BERT-style encoder export with input_ids and attention_mask inputs.",
                 details={"reason": "bad_model", "inputs": sorted(self._input_names)},
             )
-        last_dim = self._session.get_outputs()[0].shape[-1]
         self._dims: int | None = last_dim if isinstance(last_dim, int) else None
 
     @property

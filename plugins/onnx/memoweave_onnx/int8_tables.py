@@ -8,61 +8,26 @@ then looks rows up with ``Gather(W, ids)``. onnxruntime folds that constant at l
 Gather(S, ids)``: the same float32 multiplications on the same operands for the rows
 a batch uses, so the embeddings are bit for bit the same, and the table stays int8.
 
-The rewrite reads and writes the ONNX protobuf wire format directly (the ``onnx``
-package is not a dependency): it decodes only node fields and initializer names and
-shapes, and copies every other byte as it is. A model it does not understand, or with
-nothing to rewrite, is returned unchanged (``None``).
+The rewrite reads (:mod:`memoweave_onnx.wire`) and writes the ONNX protobuf wire format
+directly (the ``onnx`` package is not a dependency): it decodes only node fields and
+initializer names and shapes, and copies every other byte as it is. A model it does not
+understand, or with nothing to rewrite, is returned unchanged (``None``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-_LEN = 2  # wire type of length-delimited fields
-_GRAPH = 7  # ModelProto.graph
-_NODE, _INITIALIZER = 1, 5  # GraphProto.node, GraphProto.initializer
+from memoweave_onnx.wire import GRAPH as _GRAPH
+from memoweave_onnx.wire import INITIALIZER as _INITIALIZER
+from memoweave_onnx.wire import LEN as _LEN
+from memoweave_onnx.wire import fields as _fields
+from memoweave_onnx.wire import varint as _varint
+
+_NODE = 1  # GraphProto.node
 _N_INPUT, _N_OUTPUT, _N_NAME, _N_OP, _N_ATTR, _N_DOMAIN = 1, 2, 3, 4, 5, 7  # NodeProto
 _T_DIMS, _T_NAME, _T_LOCATION = 1, 8, 14  # TensorProto (dims, name, data_location)
 _A_NAME, _A_INT = 1, 3  # AttributeProto (name, i)
-
-
-def _varint(buf: bytes, pos: int) -> tuple[int, int]:
-    value, shift = 0, 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
-        if shift > 63:
-            raise ValueError("varint too long")
-
-
-def _fields(buf: bytes, start: int = 0, end: int | None = None) -> list[tuple[int, int, Any, int]]:
-    """``(number, wire_type, value, end)`` of each field in ``buf[start:end]`` (``end``: where
-    the field's bytes end); a length-delimited value is its payload's ``(start, end)``."""
-    end = len(buf) if end is None else end
-    out: list[tuple[int, int, Any, int]] = []
-    pos = start
-    while pos < end:
-        key, pos = _varint(buf, pos)
-        number, wire = key >> 3, key & 7
-        value: Any
-        if wire == 0:
-            value, pos = _varint(buf, pos)
-        elif wire == _LEN:
-            size, pos = _varint(buf, pos)
-            value, pos = (pos, pos + size), pos + size
-        elif wire in (1, 5):
-            value, pos = None, pos + (8 if wire == 1 else 4)
-        else:
-            raise ValueError(f"unsupported wire type {wire}")
-        if pos > end:
-            raise ValueError("truncated message")
-        out.append((number, wire, value, pos))
-    return out
 
 
 def _encode_varint(value: int) -> bytes:

@@ -11,6 +11,7 @@ from typing import Any
 
 from memoweave.errors import MemoweaveError
 from memoweave_onnx.int8_tables import gather_before_dequantize, has_integer_arithmetic
+from memoweave_onnx.wire import GraphIO, graph_io
 
 TELEMETRY_ENV = "ORT_DISABLE_TELEMETRY"
 """onnxruntime's switch: set to ``1`` before it initialises, it records and sends nothing."""
@@ -59,11 +60,19 @@ def load_tokenizer(
 
 
 def load_session(
-    ort: Any, path: Path, threads: int, error: type[MemoweaveError], *, staged: bool = True
-) -> Any:
+    ort: Any,
+    path: Path,
+    threads: int,
+    error: type[MemoweaveError],
+    *,
+    staged: bool = True,
+    background: bool = False,
+) -> StagedSession:
     """An onnxruntime CPU session of ``path`` with ``threads`` intra-op threads: a
     :class:`StagedSession` when ``staged`` and the graph does float arithmetic only
     (:func:`memoweave_onnx.int8_tables.has_integer_arithmetic`), else an optimised one.
+    With ``background`` (and a graph whose inputs and outputs :func:`graph_io` reads),
+    the session is built on another thread: see :class:`StagedSession`.
 
     Int8 embedding tables are looked up before they are dequantised
     (:mod:`memoweave_onnx.int8_tables`: same vectors, no float32 copy of the table). The
@@ -77,12 +86,19 @@ def load_session(
             raw = handle.read()
     except OSError as exc:
         raise _load_error(error, path, exc) from exc
+    io = graph_io(raw)
     model: bytes | str = gather_before_dequantize(raw) or str(path)
     session = StagedSession(
-        ort, model, threads, error, path, staged=staged and not has_integer_arithmetic(raw)
+        ort,
+        model,
+        threads,
+        error,
+        path,
+        staged=staged and not has_integer_arithmetic(raw),
+        io=io,
+        background=background and io is not None,
     )
     del raw, model
-    release_freed_heap()
     return session
 
 
@@ -107,20 +123,46 @@ class StagedSession:
         path: Path,
         *,
         staged: bool,
+        io: GraphIO | None = None,
+        background: bool = False,
     ) -> None:
         self._ort, self._threads, self._error, self._path = ort, threads, error, path
         self._model: bytes | str | None = model
         self._lock = threading.Lock()
         self._runs = 0
         self.optimized = not staged
-        levels = ort.GraphOptimizationLevel
-        self._session = self._create(
-            levels.ORT_ENABLE_ALL if self.optimized else levels.ORT_DISABLE_ALL
-        )
-        if self.optimized:
-            self._model = None
+        self.io = io
+        self._session: Any = None
+        self._built = threading.Event()
+        self._build_error: BaseException | None = None
+        if background:
+            threading.Thread(target=self._build, name="memoweave-onnx-session").start()
+        else:
+            self._build()
+            self.wait()
+
+    def _build(self) -> None:
+        levels = self._ort.GraphOptimizationLevel
+        try:
+            self._session = self._create(
+                levels.ORT_ENABLE_ALL if self.optimized else levels.ORT_DISABLE_ALL
+            )
+            if self.optimized:
+                self._model = None
+            release_freed_heap()
+        except BaseException as exc:  # raised by wait(), on the caller's thread
+            self._build_error = exc
+        finally:
+            self._built.set()
+
+    def wait(self) -> None:
+        """Wait for the first session; raise its build's error if it failed."""
+        self._built.wait()
+        if self._build_error is not None:
+            raise self._build_error
 
     def run(self, outputs: Any, feed: dict[str, Any]) -> Any:
+        self.wait()
         if self._runs and not self.optimized and self._lock.acquire(blocking=False):
             try:  # other threads keep running the unoptimised graph meanwhile
                 if not self.optimized:
@@ -133,6 +175,9 @@ class StagedSession:
         return self._session.run(outputs, feed)
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # not the session's: an attribute set in __init__, missing
+            raise AttributeError(name)
+        self.wait()
         return getattr(self._session, name)
 
     def _create(self, level: Any) -> Any:

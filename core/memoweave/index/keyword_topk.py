@@ -80,13 +80,15 @@ def _stored_sql(
     needles: list[object] = []
     for i, token in enumerate(idf):
         needle = f" {token} "
-        # counted in ``doubled`` (each token between two spaces of its own, so repeats
-        # are found too), only where ``spaced`` holds it at all
+        # 0 where ``spaced`` lacks it, 1 where no second one follows the first (sharing
+        # its trailing space), else counted in ``doubled`` (each token between two spaces
+        # of its own, so adjacent repeats are found too)
         counts.append(
-            f"CASE WHEN instr(spaced, ?) THEN (length(doubled) - length(replace(doubled, ?, ''))) "
-            f"/ ? ELSE 0 END AS f{i}"
+            f"CASE WHEN NOT instr(spaced, ?) THEN 0 "
+            f"WHEN NOT instr(substr(spaced, instr(spaced, ?) + ?), ?) THEN 1 "
+            f"ELSE (length(doubled) - length(replace(doubled, ?, ''))) / ? END AS f{i}"
         )
-        needles += [needle, needle, len(needle)]
+        needles += [needle, needle, len(needle) - 1, needle, needle, len(needle)]
     score, weights = _score(idf)
     sql = (
         f"WITH chosen AS MATERIALIZED ({docs}), counted AS MATERIALIZED ("

@@ -31,8 +31,9 @@ indexes, the optional reranker and the ``retrieval`` settings.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 from memoweave.config.sections import RetrievalConfig
@@ -75,6 +76,7 @@ class Retriever:
         self._reranker = reranker
         self._settings = settings
         self._graph = graph
+        self._profile_weights: dict[Profile, dict[str, float]] = {}
 
     def graph_context(self, query: str, *, scope: ScopeKeys) -> Steps[GraphContext]:
         """The walk from the query's entities (empty without a graph store)."""
@@ -177,16 +179,20 @@ class Retriever:
             profile = profile_of(cand.payload)
             fuse_calibrated(cand, self._weights(profile), profile.bias)
 
-    def _weights(self, profile: Profile) -> dict[str, float]:
+    def _weights(self, profile: Profile) -> Mapping[str, float]:
         """Each signal's weight: the profile's fitted one unless the settings set it; the
-        graph's from the settings (``rrf`` weighs ranks with the fact profile's)."""
-        settings = self._settings
-        weights = profile.weights()
-        for name in SIGNALS:
-            if (override := getattr(settings, f"{name}_weight")) is not None:
-                weights[name] = override
-        weights["graph"] = settings.graph_weight
-        return weights
+        graph's from the settings (``rrf`` weighs ranks with the fact profile's). Worked
+        out once per profile (fusion asks for every candidate)."""
+        weights = self._profile_weights.get(profile)
+        if weights is None:
+            settings = self._settings
+            weights = profile.weights()
+            for name in SIGNALS:
+                if (override := getattr(settings, f"{name}_weight")) is not None:
+                    weights[name] = override
+            weights["graph"] = settings.graph_weight
+            self._profile_weights[profile] = weights
+        return MappingProxyType(weights)
 
     def _uses(self, name: str) -> bool:
         """Whether signal ``name`` has a positive weight for some memory."""

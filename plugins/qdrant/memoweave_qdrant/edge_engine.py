@@ -65,6 +65,9 @@ class EdgeEngine(Engine):
         """Whether this engine changed the shard since it was loaded or last flushed."""
         self._optimize_every = 0
         self._written = 0
+        self._points: int | None = None
+        """The shard's point count (estimate), kept until this engine next writes: the
+        engine holds the collection's lock, so no one else changes it."""
         self._lock: ExclusiveFileLock | None = None
         self._lock_name: str | None = None
 
@@ -111,6 +114,13 @@ class EdgeEngine(Engine):
             metric, q.Distance.Euclid
         )
         return shard_config(q, dims, distance, self._threshold_kb)
+
+    def _update(self, operation: Any, points: int) -> None:
+        """Apply a write of ``points`` points (the point count is read again after it,
+        even after a failed one)."""
+        self._points = None
+        self._shard.update(operation)
+        self._wrote(points)
 
     def _wrote(self, points: int) -> None:
         """Count ``points`` written; optimise the shard once enough have been. A flush
@@ -243,6 +253,7 @@ class EdgeEngine(Engine):
         a flush rewrites and fsyncs every segment's trackers even when nothing changed
         (~80-230 ms at 1k-100k points, the biggest part of a read-only process's exit)."""
         shard, self._shard = self._shard, None
+        self._points = None
         unflushed, self._unflushed = self._unflushed, False
         if shard is not None:
             try:
@@ -255,21 +266,17 @@ class EdgeEngine(Engine):
     def upsert(self, points: Sequence[tuple[UUID, list[float], dict[str, Any]]]) -> None:
         q = self._q
         batch = [q.Point(pid, vector, payload) for pid, vector, payload in points]
-        self._shard.update(q.UpdateOperation.upsert_points(batch))
-        self._wrote(len(batch))
+        self._update(q.UpdateOperation.upsert_points(batch), len(batch))
 
     def delete(self, ids: Sequence[UUID]) -> None:
-        self._shard.update(self._q.UpdateOperation.delete_points(list(ids)))
-        self._wrote(len(ids))
+        self._update(self._q.UpdateOperation.delete_points(list(ids)), len(ids))
 
     def set_vector(self, id: UUID, vector: list[float]) -> None:
         q = self._q
-        self._shard.update(q.UpdateOperation.update_vectors([q.PointVectors(id, vector)]))
-        self._wrote(1)
+        self._update(q.UpdateOperation.update_vectors([q.PointVectors(id, vector)]), 1)
 
     def set_payload(self, id: UUID, payload: dict[str, Any]) -> None:
-        self._shard.update(self._q.UpdateOperation.overwrite_payload([id], payload))
-        self._wrote(1)
+        self._update(self._q.UpdateOperation.overwrite_payload([id], payload), 1)
 
     # -- reads -----------------------------------------------------------------------
     def search(self, vector: list[float], limit: int, where: Clause | None) -> list[Row]:
@@ -290,7 +297,9 @@ class EdgeEngine(Engine):
         q = self._q
         native = self._filter(where)
         nearest = q.Query.Nearest(vector)
-        total = self._shard.count(q.CountRequest(filter=None, exact=False))
+        if self._points is None:
+            self._points = int(self._shard.count(q.CountRequest(filter=None, exact=False)))
+        total = self._points
         kept = total if native is None else self._estimate(native)
         if kept <= candidates(limit):
             return self._exact(nearest, limit, native)

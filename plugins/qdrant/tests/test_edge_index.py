@@ -220,3 +220,49 @@ def test_searches_score_candidates_exactly_and_skip_the_filter_when_it_drops_a_f
     hits = store.search(vectors[2].tolist(), top_k=10)
     assert log.steps() == ["candidates", "exact+ids"]
     assert [(h.id, h.score) for h in hits] == _rescored(log._shard, vectors[2].tolist(), 10, None)
+
+
+class _CountLog(_QueryLog):
+    """The real shard, also counting the reads of its whole point count."""
+
+    def __init__(self, shard: Any) -> None:
+        super().__init__(shard)
+        self.totals = 0
+
+    def count(self, request: Any) -> Any:
+        self.totals += request.filter is None
+        return self._shard.count(request)
+
+
+def test_the_point_count_is_read_once_until_the_next_write(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    """The search's gate compares a filter's estimate with the shard's point count: it
+    is read once, then again after every write, so a scope that was the whole shard is
+    searched with its filter once other scopes are written."""
+    store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 4})
+    store.ensure_collection("c", DIMS)
+    vectors = _vectors(320, seed=5)
+    records = _records(vectors)
+    for i, record in enumerate(records):
+        record.payload["user_id"] = "me" if i < 120 else "other"
+    store.upsert(records[:120])
+    engine = store._engine
+    log = _CountLog(engine._shard)
+    engine._shard = log
+    scope = parse_filter({"user_id": "me"})
+    for probe in range(3):
+        store.search(vectors[probe].tolist(), top_k=10, filter=scope)
+    assert log.totals == 1
+    assert log.steps()[-2:] == ["candidates", "exact+ids+filter"]  # the whole shard
+    store.upsert(records[120:])
+    hits = store.search(vectors[0].tolist(), top_k=10, filter=scope)
+    assert log.totals == 2
+    assert log.steps() == ["candidates+filter", "exact+ids+filter"]  # now a third of it
+    assert [h.id for h in hits] == [
+        _id(int(i)) for i in np.argsort(-(vectors[:120] @ vectors[0]))[:10]
+    ]
+    store.delete([_id(i) for i in range(120, 320)])
+    store.search(vectors[0].tolist(), top_k=10, filter=scope)
+    assert log.totals == 3
+    assert log.steps() == ["candidates", "exact+ids+filter"]

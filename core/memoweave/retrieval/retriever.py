@@ -165,10 +165,9 @@ class Retriever:
     def _fuse_calibrated(self, candidates: dict[str, Candidate]) -> None:
         """Calibrated fusion; then turns whose neighbours scored get the neighbour signal
         (their first-pass scores, :mod:`.neighbours`) and are fused again with it."""
-        weights = {p: self._weights(p) for p in PROFILES.values()}  # once per search
         for cand in candidates.values():
             profile = profile_of(cand.payload)
-            fuse_calibrated(cand, weights[profile], profile.bias)
+            fuse_calibrated(cand, self._weights(profile), profile.bias)
         if not any(p.neighbour > 0 for p in PROFILES.values()):
             return
         near = neighbour_scores(candidates)
@@ -178,7 +177,7 @@ class Retriever:
             signal = cand.signals["neighbour"]
             signal.value = signal.score  # a fused score: already in [0, 1]
             profile = profile_of(cand.payload)
-            fuse_calibrated(cand, weights[profile], profile.bias)
+            fuse_calibrated(cand, self._weights(profile), profile.bias)
 
     def _weights(self, profile: Profile) -> Mapping[str, float]:
         """Each signal's weight: the profile's fitted one unless the settings set it; the

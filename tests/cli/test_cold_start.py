@@ -127,3 +127,57 @@ def test_the_async_api_still_imports_from_the_package() -> None:
         timeout=60,
     )
     assert "has no attribute 'NoSuchThing'" in missing.stderr
+
+
+_CONSOLE_SCRIPT = """
+import atexit, sys, threading, time
+class Teardown:
+    def __del__(self):
+        print("interpreter teardown ran", file=sys.stderr)
+kept = Teardown()  # freed only by the interpreter's teardown
+atexit.register(lambda: print("atexit ran", file=sys.stderr))
+from memoweave.cli.main import run
+if sys.argv[1] == "--thread":
+    sys.argv.pop(1)
+    def late():
+        time.sleep(0.5)
+        print("thread finished", file=sys.stderr)
+    threading.Thread(target=late).start()
+run()
+"""
+
+
+def _console(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    environ = {**os.environ, "MEMOWEAVE_HOME": str(home), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run(
+        [sys.executable, "-c", _CONSOLE_SCRIPT, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+    )
+
+
+def test_the_console_script_skips_the_teardown_not_the_output(home: Path) -> None:
+    done = _console(home, "search", "cello", "--user-id", "maya", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["results"][0]["memory"] == "Maya plays the cello"
+    assert "atexit ran" in done.stderr
+    assert "interpreter teardown ran" not in done.stderr
+    failed = _console(home, "search", "cello", "--json")  # no scope: a usage error
+    assert failed.returncode == 2
+    assert "error[validation_error]" in failed.stderr and "atexit ran" in failed.stderr
+
+
+def test_the_console_script_exits_normally_while_a_thread_runs(home: Path) -> None:
+    """The thread's work is not cut short (os._exit would end it mid-sleep)."""
+    done = _console(home, "--thread", "--version")
+    assert done.returncode == 0 and "version" in done.stdout, done.stderr
+    assert "thread finished" in done.stderr, done.stderr
+
+
+def test_the_console_script_is_run() -> None:
+    from importlib.metadata import entry_points
+
+    (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "memoweave"]
+    assert script.value == "memoweave.cli.main:run"

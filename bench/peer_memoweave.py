@@ -18,6 +18,7 @@ import functools
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -116,14 +117,16 @@ class MemoweaveSystem:
     """One ``Memory`` on ``home``, with the cached-vector embedder and the scripted LLM."""
 
     def __init__(self, system: str, home: Path, known: dict[str, Any]) -> None:
-        registry = load_registry()
-        self.embedder = CountingEmbedder(CachedEmbedder(registry.create("embedder", "onnx"), known))
+        self.registry = load_registry()
+        self.known = known
         self.llm = TimedLLM()
         self.config = config_for(system, home)
-        self.registry = registry
         self.memory = self.open()
 
     def open(self) -> Memory:
+        """A new ``Memory`` on the home, with a new embedder (``close`` closes it)."""
+        inner = self.registry.create("embedder", "onnx")
+        self.embedder = CountingEmbedder(CachedEmbedder(inner, self.known))
         memory = Memory(self.config, llm=self.llm, embedder=self.embedder, registry=self.registry)
         memory.get_all(user_id=scope_id(0), top_k=1)  # opens the collection
         return memory
@@ -153,7 +156,7 @@ def run(system: str, layout: Layout, args: argparse.Namespace) -> dict[str, Any]
     home = Path(tempfile.mkdtemp(prefix=f"peer-{system}-", dir=args.tmp))
     if saved is not None and (saved / FILL_FIGURES).exists():
         prefilled = json.loads((saved / FILL_FIGURES).read_text(encoding="utf-8"))
-        shutil.copytree(saved / "home", home, dirs_exist_ok=True)
+        copy_tree(saved / "home", home)
         known: dict[str, Any] = {}
     else:
         vectors = load_vectors(len(facts), MODEL)
@@ -188,13 +191,19 @@ def run(system: str, layout: Layout, args: argparse.Namespace) -> dict[str, Any]
     return result
 
 
+def copy_tree(source: Path, target: Path) -> None:
+    """Copy a home, keeping sparse files sparse (Qdrant Edge preallocates its WAL)."""
+    target.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["cp", "-a", "--sparse=always", f"{source}/.", str(target)], check=True)
+
+
 def save_fill(opened: MemoweaveSystem, home: Path, saved: Path, figures: dict[str, Any]) -> None:
     """Keep a copy of the just-filled ``home`` in ``saved`` (closed while copied, then
     reopened), so a later run skips the fill: ``peer.py --filled DIR``."""
     opened.memory.close()
     staging = saved.with_name(saved.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
-    shutil.copytree(home, staging / "home")
+    copy_tree(home, staging / "home")
     (staging / FILL_FIGURES).write_text(json.dumps(figures), encoding="utf-8")
     shutil.rmtree(saved, ignore_errors=True)
     staging.rename(saved)

@@ -348,8 +348,12 @@ class MemoryOperations:
         return self.lifecycle.ensure_ready()
 
     def close(self) -> Steps[None]:
-        """See :meth:`memoweave.memory.lifecycle.Lifecycle.close`."""
-        return self.lifecycle.close()
+        """See :meth:`memoweave.memory.lifecycle.Lifecycle.close`; then the retriever's
+        worker thread stops."""
+        try:
+            yield from self.lifecycle.close()
+        finally:
+            self.retriever.close()
 
     # -- internals --------------------------------------------------------------------------
 

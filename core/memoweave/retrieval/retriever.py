@@ -1,12 +1,14 @@
 """The search pipeline: candidates, re-scoring signals, fusion, threshold, reranking.
 
-1. The query is embedded once (purpose ``"query"``) while the keyword index ranks the
-   query's words (BM25, :mod:`.keyword`); then the store returns the dense candidates
-   (:mod:`.dense`) and the keyword-only candidates' payloads: a memory found only by its
-   words can be returned.
-2. Every stage is a pipeline step (:mod:`memoweave.runtime.steps`): ``Memory`` runs them
-   in turn, ``AsyncMemory`` awaits the providers' async I/O and overlaps the query
-   embedding with the keyword search.
+1. The query is embedded once (purpose ``"query"``) and the store returns its dense
+   candidates (:mod:`.dense`) while the keyword index ranks the query's words (BM25,
+   :mod:`.keyword`); then the store returns the keyword-only candidates' payloads: a
+   memory found only by its words can be returned.
+2. Every stage is a pipeline step (:mod:`memoweave.runtime.steps`). ``AsyncMemory``
+   awaits the providers' async I/O; both it and ``Memory`` run the keyword ranking
+   concurrently with the embedding and the dense search (``Memory`` in the retriever's
+   one worker thread, :mod:`memoweave.runtime.overlap`; :meth:`Retriever.close` stops
+   it), the other stages in turn.
 3. With a graph store, the graph signal (:mod:`.graph`) adds the memories linked to the
    neighbours of the query's entities. The entity signal (:mod:`.entities`), the time
    signal and the optional recency signal (:mod:`.temporal`) re-score the candidates.
@@ -45,7 +47,7 @@ from memoweave.providers.embedder import Embedder
 from memoweave.providers.graph_store import GraphStore
 from memoweave.providers.reranker import Reranker
 from memoweave.providers.vector_store import VectorStore
-from memoweave.retrieval.candidates import Candidate, Signal, collect, record
+from memoweave.retrieval.candidates import Candidate, Signal, SignalHits, collect, record
 from memoweave.retrieval.dense import dense_hits, query_cosines
 from memoweave.retrieval.entity_signal import entity_scores
 from memoweave.retrieval.fusion import fuse_calibrated, fuse_reranked, fuse_rrf, signal_value
@@ -54,6 +56,7 @@ from memoweave.retrieval.keyword import keyword_payloads, keyword_scores, keywor
 from memoweave.retrieval.neighbours import neighbour_scores
 from memoweave.retrieval.profiles import KIND_FACT, PROFILES, SIGNALS, Profile, profile_of
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
+from memoweave.runtime.overlap import Overlap
 from memoweave.runtime.steps import Steps, call, gather
 
 
@@ -77,6 +80,7 @@ class Retriever:
         self._settings = settings
         self._graph = graph
         self._profile_weights: dict[Profile, dict[str, float]] = {}
+        self._overlap = Overlap()  # one worker: the keyword ranking beside the embedding
 
     def graph_context(self, query: str, *, scope: ScopeKeys) -> Steps[GraphContext]:
         """The walk from the query's entities (empty without a graph store)."""
@@ -113,11 +117,11 @@ class Retriever:
         settings = self._settings
         n = max(settings.candidates, top_k)
         store, index = self._store, self.keyword_index
-        vectors, scored = yield gather(  # the query embedding and the keyword search overlap
-            call(self._embedder.embed, [query], purpose="query"),
+        (vector, dense), scored = yield gather(  # the keyword ranking needs no query vector
+            self._dense(query, node, n),
             keyword_scores(store, index, query, scope=scope, node=node, limit=n, statuses=statuses),
+            overlap=self._overlap,
         )
-        dense = yield from dense_hits(store, vectors[0], node, n)
         candidates: dict[str, Candidate] = {}
         collect(candidates, dense)
         keyword = yield from keyword_payloads(
@@ -130,7 +134,7 @@ class Retriever:
         )
         collect(candidates, keyword.hits)
         cosines: dict[str, float | None] = {i: s for i, s, _ in dense}
-        cosines.update(query_cosines(vectors[0], keyword.vectors))
+        cosines.update(query_cosines(vector, keyword.vectors))
         if graph is not None and graph.scores and settings.graph_weight > 0:
             known = {i: c.payload for i, c in candidates.items()}
             collect(
@@ -140,7 +144,7 @@ class Retriever:
         unscored = [i for i in candidates if i not in cosines]
         if unscored:  # brought in by the graph only: their dense score from their vectors
             records = yield call(store.get, unscored, with_vectors=True)
-            cosines.update(query_cosines(vectors[0], {r.id: r.vector for r in records if r.vector}))
+            cosines.update(query_cosines(vector, {r.id: r.vector for r in records if r.vector}))
         record(candidates, "dense", {i: c for i, c in cosines.items() if c is not None})
         record(candidates, "keyword", (yield from keyword_scores_of(keyword, list(candidates))))
         yield from self._rescore(candidates, query, scope=scope, statuses=statuses, now=now)
@@ -161,6 +165,15 @@ class Retriever:
             if threshold is not None and fused:
                 ranked = [c for c in ranked if c.score >= threshold]
         return ranked[:top_k]
+
+    def _dense(self, query: str, node: FilterNode, n: int) -> Steps[tuple[list[float], SignalHits]]:
+        """The query's vector and its ``n`` dense hits."""
+        vectors = yield call(self._embedder.embed, [query], purpose="query")
+        return vectors[0], (yield from dense_hits(self._store, vectors[0], node, n))
+
+    def close(self) -> None:
+        """Stop the worker threads of :class:`Memory`'s overlapped stages (idempotent)."""
+        self._overlap.close()
 
     def _fuse_calibrated(self, candidates: dict[str, Candidate]) -> None:
         """Calibrated fusion; then turns whose neighbours scored get the neighbour signal

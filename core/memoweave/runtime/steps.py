@@ -14,10 +14,12 @@ come back into the pipeline as the exception of the step, raised at its ``yield`
 ``try``/``except`` and ``with`` work as in plain code.
 
 :func:`run` drives a pipeline in the calling thread (``Memory``): a ``Call`` is a direct
-call, a ``Gather`` runs its parts one after the other. The asynchronous driver
-(:mod:`memoweave.runtime.aio`, ``AsyncMemory``) awaits a provider's native ``a<name>``
-method when it has one, runs everything else in one bounded executor, and runs the parts
-of a ``Gather`` concurrently. So both APIs share every line of pipeline logic.
+call, a ``Gather`` runs its parts one after the other (given an ``overlap`` pool, its
+later parts in the pool's threads meanwhile: :mod:`memoweave.runtime.overlap`). The
+asynchronous driver (:mod:`memoweave.runtime.aio`, ``AsyncMemory``) awaits a provider's
+native ``a<name>`` method when it has one, runs everything else in one bounded executor,
+and runs the parts of a ``Gather`` concurrently. So both APIs share every line of
+pipeline logic.
 
 Rule for pipeline code: a provider method is always called as its own step
 (``yield call(store.count, filter=node)``), never from inside a helper that is itself
@@ -31,7 +33,10 @@ import functools
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
+
+if TYPE_CHECKING:
+    from memoweave.runtime.overlap import Overlap
 
 T = TypeVar("T")
 
@@ -48,9 +53,12 @@ class Call:
 @dataclass(frozen=True)
 class Gather:
     """Run independent ``parts`` (steps or pipelines); the pipeline receives their results
-    as a list, in order. If any part fails, the first failure is raised."""
+    as a list, in order. If any part fails, the first failure is raised. ``overlap``: the
+    pool in which :func:`run` runs the later parts while the caller runs the first
+    (:mod:`memoweave.runtime.overlap`); without it they run one after the other."""
 
     parts: tuple[Part, ...]
+    overlap: Overlap | None = None
 
 
 @dataclass(frozen=True)
@@ -73,9 +81,10 @@ def call(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Call:
     return Call(fn, args, kwargs)
 
 
-def gather(*parts: Part) -> Gather:
-    """The step running ``parts`` independently (concurrently under ``AsyncMemory``)."""
-    return Gather(tuple(parts))
+def gather(*parts: Part, overlap: Overlap | None = None) -> Gather:
+    """The step running ``parts`` independently (concurrently under ``AsyncMemory``, and
+    under ``Memory`` given ``overlap``)."""
+    return Gather(tuple(parts), overlap)
 
 
 def shielded(pipeline: Steps[T]) -> Shielded:
@@ -105,6 +114,8 @@ def perform(step: Part) -> Any:
     if isinstance(step, Call):
         return step.fn(*step.args, **step.kwargs)
     if isinstance(step, Gather):
+        if step.overlap is not None and len(step.parts) > 1:
+            return step.overlap.perform(step.parts, perform)
         return [perform(part) for part in step.parts]
     if isinstance(step, Shielded):
         return run(step.pipeline)

@@ -181,3 +181,28 @@ def test_the_console_script_is_run() -> None:
 
     (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "memoweave"]
     assert script.value == "memoweave.cli.main:run"
+
+
+_BUILT_AT_REGISTRATION = """
+import json
+from memoweave.plugins import load_registry
+registry = load_registry()
+plugins = [i for i in registry.list() if i.distribution != "memoweave"]
+def built():
+    return sorted(f"{i.kind}:{i.name}" for i in plugins if i.config_model.__pydantic_complete__)
+before = built()
+registry.validate_config("vector_store", "qdrant", {})
+print(json.dumps({"plugins": len(plugins), "before": before, "after": built()}))
+"""
+
+
+def test_registering_the_plugins_builds_none_of_their_config_models() -> None:
+    """Config models are built on first validation (``defer_build``), so a process pays
+    only for the providers it configures."""
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILT_AT_REGISTRATION], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["plugins"] >= 2 and report["before"] == []
+    assert report["after"] == ["vector_store:qdrant"]

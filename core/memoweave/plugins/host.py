@@ -175,11 +175,11 @@ def _load_entry_points(pm: MemoweavePluginManager, allow: list[str] | None) -> N
     # each name on sys.path, as imports do.
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = ep.dist
-        ref = (
-            DistributionRef(dist.metadata["Name"] or dist.name, dist.version)
-            if dist is not None
-            else DistributionRef(ep.value.split(":")[0], None)
-        )
+        if dist is not None:
+            meta = dist.metadata  # parsed on every access (``dist.version`` parses it too)
+            ref = DistributionRef(meta["Name"] or dist.name, meta["Version"])
+        else:
+            ref = DistributionRef(ep.value.split(":")[0], None)
         if wanted is not None:
             hits = wanted & {
                 normalize_distribution_name(ref.name),

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class LadybugConfig(BaseModel):
     """``config`` of graph_store ``ladybug``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     path: str | None = Field(
         default=None,

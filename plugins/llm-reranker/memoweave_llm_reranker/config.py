@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class LLMSpec(BaseModel):
     """Which LLM scores the documents: a provider name and its own config mapping."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     provider: str = Field(min_length=1, description="LLM provider name, e.g. openai, ollama.")
     config: dict[str, Any] = Field(default_factory=dict, description="That provider's config.")
@@ -24,7 +24,7 @@ class LLMRerankerConfig(BaseModel):
     retry (``repair_retries``), then ``RerankerError``.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     llm: LLMSpec = Field(description="The LLM provider spec, created through the registry.")
     max_documents: int = Field(

@@ -49,7 +49,7 @@ def is_remote_uri(uri: str) -> bool:
 class MilvusStoreConfig(BaseModel):
     """Validated configuration of the ``milvus`` vector store (see the module docstring)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     uri: str = Field(
         default_factory=default_uri,

@@ -18,7 +18,7 @@ _RESERVED_OPTIONS = frozenset({"num_predict", "temperature", "num_ctx"})
 class OllamaConnectionConfig(BaseModel):
     """Server, credentials, timeout, retries and model lifetime (shared by LLM and embedder)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     host: str | None = Field(
         default=None,

@@ -19,7 +19,7 @@ class OnnxEmbedderConfig(BaseModel):
     ``tokenizer.json``.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model_dir: str | None = Field(
         default=None,
@@ -75,7 +75,7 @@ class OnnxCrossEncoderConfig(BaseModel):
     with ``model.onnx`` (or ``onnx/model.onnx``) and ``tokenizer.json``.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model_dir: str | None = Field(
         default=None,

@@ -19,7 +19,7 @@ ToolChoice = Literal["auto", "required", "none", "force"]
 class ConnectionConfig(BaseModel):
     """Server, credentials, timeout and retries (shared by the LLM and the embedder)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     api_key: SecretStr | None = Field(
         default=None,

@@ -41,7 +41,7 @@ def memoweave_home() -> Path:
 class QdrantStoreConfig(BaseModel):
     """Validated configuration of the ``qdrant`` vector store (see the module docstring)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     mode: Mode | None = Field(
         default=None, description="edge | local | server; inferred from the other fields."

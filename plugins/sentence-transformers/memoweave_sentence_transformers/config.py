@@ -13,7 +13,7 @@ class SentenceTransformerConfig(BaseModel):
     Models are always loaded offline: nothing is downloaded.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str | None = Field(default=None, min_length=1, description="Model path or cached name.")
     device: str = Field(default="cpu", min_length=1, description="torch device, e.g. cpu, cuda:0.")
@@ -38,7 +38,7 @@ class CrossEncoderConfig(BaseModel):
     single-label model, sentence-transformers applies a sigmoid, so they lie in [0, 1].
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str = Field(min_length=1, description="CrossEncoder model path or cached name.")
     device: str = Field(default="cpu", min_length=1, description="torch device, e.g. cpu, cuda:0.")

@@ -17,7 +17,7 @@ def default_path() -> str:
 class SqliteVecStoreConfig(BaseModel):
     """Where the database lives and how long a writer waits for another one."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     path: str = Field(
         default_factory=default_path,

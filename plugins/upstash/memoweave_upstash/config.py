@@ -26,7 +26,7 @@ class UpstashStoreConfig(BaseModel):
     index and are checked against it.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     url: str | None = Field(None, description="REST URL of the index (or $UPSTASH_VECTOR_REST_URL)")
     token: SecretStr | None = Field(

@@ -65,6 +65,8 @@ class EdgeEngine(Engine):
         """Whether this engine changed the shard since it was loaded or last flushed."""
         self._optimize_every = 0
         self._written = 0
+        self._segments = root
+        """The open shard's segments folder."""
         self._points: int | None = None
         """The shard's point count (estimate), kept until this engine next writes: the
         engine holds the collection's lock, so no one else changes it."""
@@ -103,6 +105,8 @@ class EdgeEngine(Engine):
         # An existing shard gets the same configuration: Qdrant Edge checks dims and
         # metric against it; its segments are indexed by the next optimisation.
         self._shard = q.EdgeShard.load(str(folder / "shard"), self._config(dims, metric))
+        self._segments = folder / "shard" / "segments"
+        _drop_cached_pages(self._segments)
         if self._threshold_kb:  # a quarter of a threshold's worth of points (4 B/dimension)
             self._optimize_every = max(1, self._threshold_kb * 1024 // (dims * 4) // 4)
             self._written = self._optimize_every  # the first write checks the shard
@@ -133,6 +137,7 @@ class EdgeEngine(Engine):
             if self._shard.optimize():
                 self._shard.flush()
                 self._unflushed = False
+                _drop_cached_pages(self._segments)  # the segments just written
 
     def _read_meta(self, name: str) -> dict[str, Any]:
         meta_file = self._root / name / _META
@@ -408,6 +413,38 @@ def _write_json(path: Path, value: Any) -> None:
         os.fsync(handle.fileno())
     os.replace(tmp, path)
     _sync_dir(path.parent)
+
+
+_COLD_FILES = ("*/vector_storage/matrix.dat", "*/payload_storage/page_*.dat")
+"""Qdrant Edge's files of original vectors and payloads in a segments folder."""
+
+
+def _drop_cached_pages(segments: Path) -> None:
+    """Drop the page cache of the segments' original vectors and payloads (stored
+    ``Memory.Cold``) where no mapping uses it (``POSIX_FADV_DONTNEED``: an advice that
+    never changes data; mapped, dirty or locked pages stay).
+
+    A search reads a few vectors and payloads at random; the kernel maps every cached
+    page around a faulting one (fault-around, 64 KiB), so files still in the page cache
+    (a home just copied or written, the segments an optimisation just built: Qdrant Edge
+    drops them from the cache only when it closes a shard) became resident in full: at
+    100k, 139 instead of 53 MiB of vectors and 50 instead of 25 of payloads after 120
+    searches. ~1 ms for the 12 files of 100k memories."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:  # pragma: no cover - not on this platform
+        return
+    for pattern in _COLD_FILES:
+        for path in segments.glob(pattern):
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except OSError:  # a segment an optimisation removed meanwhile
+                continue
+            try:
+                advise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
 
 
 def _sync_dir(folder: Path) -> None:

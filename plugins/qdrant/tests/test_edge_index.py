@@ -5,6 +5,8 @@ written before indexing existed keeps every point when the new code opens it."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -266,3 +268,54 @@ def test_the_point_count_is_read_once_until_the_next_write(
     store.search(vectors[0].tolist(), top_k=10, filter=scope)
     assert log.totals == 3
     assert log.steps() == ["candidates", "exact+ids+filter"]
+
+
+def _cached_pages(path: Path) -> int:
+    """How many pages of ``path`` are in the page cache (``mincore`` over a mapping)."""
+    import ctypes
+    import mmap
+
+    size = path.stat().st_size
+    pages = -(-size // mmap.PAGESIZE)
+    vec = (ctypes.c_ubyte * pages)()
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_COPY) as m:
+        buf = (ctypes.c_char * size).from_buffer(m)
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            assert libc.mincore(ctypes.c_void_p(ctypes.addressof(buf)), size, vec) == 0
+        finally:
+            del buf
+    return sum(v & 1 for v in vec)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="posix_fadvise and mincore")
+def test_opening_drops_the_cached_pages_of_vectors_and_payloads(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    """Files of original vectors and payloads still in the page cache (a home just
+    copied) would be mapped in full by the kernel's fault-around as searches read them;
+    opening the shard drops them from the cache (Qdrant Edge does only when it closes)."""
+    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4}
+    store = qdrant_make_store(config)
+    store.ensure_collection("c", DIMS)
+    vectors = _vectors(900, seed=5)
+    store.upsert(_records(vectors))
+    store.close()
+    segments = tmp_path / "edge" / "c" / "shard" / "segments"
+    files = [
+        *segments.glob("*/vector_storage/matrix.dat"),
+        *segments.glob("*/payload_storage/page_*.dat"),
+    ]
+    assert {f.parent.name for f in files} == {"vector_storage", "payload_storage"}
+    for path in files:  # in the cache, written back (clean), as after a copy and a sync
+        with open(path, "rb") as handle:
+            os.fsync(handle.fileno())
+            handle.read()
+    assert all(_cached_pages(path) > 0 for path in files)
+
+    again = qdrant_make_store(config)
+    again.ensure_collection("c", DIMS)
+    assert [_cached_pages(path) for path in files] == [0] * len(files)
+    hits = again.search(vectors[7].tolist(), top_k=3)
+    assert hits[0].id == _id(7)
+    again.close()

@@ -4,14 +4,18 @@ under ``AsyncMemory``; a failure on either side is the search's typed error."""
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memoweave.errors import EmbeddingError, HistoryError
 from memoweave.index.keyword_index import KeywordIndex
+from memoweave.memory import Memory
+from memoweave.stores.memory import InMemoryVectorStore
 from memoweave.testing.doubles import HashingEmbedder
 
 from .conftest import MakeMemory
@@ -112,4 +116,22 @@ def test_close_stops_the_search_worker(make_memory: MakeMemory, api: str) -> Non
     started = set(workers()) - before
     assert len(started) == (1 if api == "sync" else 0)  # AsyncMemory overlaps as tasks
     mem.close()
+    assert not (set(workers()) - before)
+
+
+def test_a_memory_dropped_unclosed_leaves_no_search_worker(tmp_path: Path) -> None:
+    before = set(workers())
+    mem = Memory(
+        {"history_db_path": str(tmp_path / "h.db")},
+        embedder=HashingEmbedder(dims=64),
+        vector_store=InMemoryVectorStore(),
+    )
+    mem.add("I like green tea.", user_id="alice", infer=False)
+    mem.search("tea", user_id="alice")
+    started = set(workers()) - before
+    assert len(started) == 1
+    del mem
+    gc.collect()
+    for thread in started:
+        thread.join(WAIT)
     assert not (set(workers()) - before)

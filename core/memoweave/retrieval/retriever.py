@@ -33,6 +33,7 @@ indexes, the optional reranker and the ``retrieval`` settings.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
@@ -81,6 +82,7 @@ class Retriever:
         self._graph = graph
         self._profile_weights: dict[Profile, dict[str, float]] = {}
         self._overlap = Overlap()  # one worker: the keyword ranking beside the embedding
+        weakref.finalize(self, self._overlap.close)  # a Memory dropped unclosed: no idle thread
 
     def graph_context(self, query: str, *, scope: ScopeKeys) -> Steps[GraphContext]:
         """The walk from the query's entities (empty without a graph store)."""

@@ -195,6 +195,7 @@ def copy_tree(source: Path, target: Path) -> None:
     """Copy a home, keeping sparse files sparse (Qdrant Edge preallocates its WAL)."""
     target.mkdir(parents=True, exist_ok=True)
     subprocess.run(["cp", "-a", "--sparse=always", f"{source}/.", str(target)], check=True)
+    os.sync()  # written back, as a home is after a clean close (open drops clean pages only)
 
 
 def save_fill(opened: MemoweaveSystem, home: Path, saved: Path, figures: dict[str, Any]) -> None:

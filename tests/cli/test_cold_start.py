@@ -136,14 +136,22 @@ class Teardown:
         print("interpreter teardown ran", file=sys.stderr)
 kept = Teardown()  # freed only by the interpreter's teardown
 atexit.register(lambda: print("atexit ran", file=sys.stderr))
-from memoweave.cli.main import run
-if sys.argv[1] == "--thread":
+import memoweave.cli.main as cli
+if sys.argv[1] == "--thread":  # a thread still working when the command has finished
     sys.argv.pop(1)
+    finished, command = threading.Event(), cli.main
+    def main_then_signal():
+        try:
+            command()
+        finally:
+            finished.set()
+    cli.main = main_then_signal
     def late():
-        time.sleep(0.5)
+        finished.wait()
+        time.sleep(1.0)
         print("thread finished", file=sys.stderr)
     threading.Thread(target=late).start()
-run()
+cli.run()
 """
 
 
@@ -171,9 +179,25 @@ def test_the_console_script_skips_the_teardown_not_the_output(home: Path) -> Non
 
 def test_the_console_script_exits_normally_while_a_thread_runs(home: Path) -> None:
     """The thread's work is not cut short (os._exit would end it mid-sleep)."""
-    done = _console(home, "--thread", "--version")
-    assert done.returncode == 0 and "version" in done.stdout, done.stderr
+    done = _console(home, "--thread", "search", "cello", "--user-id", "maya", "--json")
+    assert done.returncode == 0 and "Maya plays the cello" in done.stdout, done.stderr
     assert "thread finished" in done.stderr, done.stderr
+    assert "interpreter teardown ran" in done.stderr
+
+
+def test_only_a_builtin_command_skips_the_teardown(home: Path) -> None:
+    """A plugin's command (or no command) exits the usual way: its buffers and
+    finalisers are not memoweave's to skip."""
+    from memoweave.cli.main import _builtin_command
+
+    assert _builtin_command(["search", "x", "--user-id", "u"])
+    assert _builtin_command(["add", "--help"])
+    assert not _builtin_command(["serve", "--port", "8000"])  # a plugin's command
+    assert not _builtin_command(["--version"])
+    assert not _builtin_command([])
+    done = _console(home, "--version")
+    assert done.returncode == 0 and "version" in done.stdout, done.stderr
+    assert "interpreter teardown ran" in done.stderr
 
 
 def test_the_console_script_is_run() -> None:

@@ -52,19 +52,22 @@ def main() -> None:
 def run() -> None:
     """The ``memoweave`` console script: :func:`main`, then ``os._exit`` with its status.
 
-    A finished command has closed its stores and history (every write is durable), so the
-    interpreter's own teardown, which frees every module, the model session and the
-    store's maps one object at a time, is skipped: it cost ~90 ms CPU and 0.1-0.4 s wall
-    of each ``memoweave search`` on this 2-core machine. The ``atexit`` handlers still
-    run and stdout / stderr are flushed first. The exit is the interpreter's usual one
-    when another (non-daemon) thread is still running, whose work may not be done, when
-    flushing fails (a closed pipe), or when the command ended with an exception.
+    A finished built-in command has closed its stores and history (every write is
+    durable), so the interpreter's own teardown, which frees every module, the model
+    session and the store's maps one object at a time, is skipped: it cost ~90 ms CPU and
+    0.1-0.4 s wall of each ``memoweave search`` on this 2-core machine. The ``atexit``
+    handlers still run and stdout / stderr are flushed first. The exit is the
+    interpreter's usual one after a plugin's command (its own buffers and finalisers are
+    not ours to skip), when another (non-daemon) thread is still running, whose work may
+    not be done, when flushing fails (a closed pipe), or when the command ended with an
+    exception.
     """
     try:
         main()
     except SystemExit as done:
         status = done.code
-        if not (status is None or isinstance(status, int)) or _other_threads_running():
+        quick = isinstance(status, int | None) and _builtin_command(sys.argv[1:])
+        if not quick or _other_threads_running():
             raise
         atexit._run_exitfuncs()
         try:
@@ -73,6 +76,12 @@ def run() -> None:
         except (OSError, ValueError):
             raise done from None
         os._exit(status or 0)
+
+
+def _builtin_command(args: list[str]) -> bool:
+    """Whether ``args`` (the command line after the program) run a built-in command."""
+    name = next((a for a in args if not a.startswith("-")), None)
+    return name in BUILTIN_COMMANDS
 
 
 def _other_threads_running() -> bool:

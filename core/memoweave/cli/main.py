@@ -66,8 +66,9 @@ def run() -> None:
         main()
     except SystemExit as done:
         status = done.code
-        quick = isinstance(status, int | None) and _builtin_command(sys.argv[1:])
-        if not quick or _other_threads_running():
+        if not isinstance(status, int | None) or not _builtin_command(sys.argv[1:]):
+            raise
+        if _other_threads_running():
             raise
         atexit._run_exitfuncs()
         try:

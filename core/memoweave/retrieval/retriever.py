@@ -80,7 +80,7 @@ class Retriever:
         self._reranker = reranker
         self._settings = settings
         self._graph = graph
-        self._profile_weights: dict[Profile, dict[str, float]] = {}
+        self._profile_weights: dict[Profile, Mapping[str, float]] = {}
         self._overlap = Overlap()  # one worker: the keyword ranking beside the embedding
         weakref.finalize(self, self._overlap.close)  # a Memory dropped unclosed: no idle thread
 
@@ -198,16 +198,16 @@ class Retriever:
         """Each signal's weight: the profile's fitted one unless the settings set it; the
         graph's from the settings (``rrf`` weighs ranks with the fact profile's). Worked
         out once per profile (fusion asks for every candidate)."""
-        weights = self._profile_weights.get(profile)
-        if weights is None:
+        held = self._profile_weights.get(profile)
+        if held is None:
             settings = self._settings
             weights = profile.weights()
             for name in SIGNALS:
                 if (override := getattr(settings, f"{name}_weight")) is not None:
                     weights[name] = override
             weights["graph"] = settings.graph_weight
-            self._profile_weights[profile] = weights
-        return MappingProxyType(weights)
+            held = self._profile_weights[profile] = MappingProxyType(weights)
+        return held
 
     def _uses(self, name: str) -> bool:
         """Whether signal ``name`` has a positive weight for some memory."""

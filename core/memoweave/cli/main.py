@@ -66,9 +66,8 @@ def run() -> None:
         main()
     except SystemExit as done:
         status = done.code
-        if not isinstance(status, int | None) or not _builtin_command(sys.argv[1:]):
-            raise
-        if _other_threads_running():
+        builtin = _builtin_command(sys.argv[1:])
+        if not isinstance(status, int | None) or not builtin or _other_threads_running():
             raise
         atexit._run_exitfuncs()
         try:

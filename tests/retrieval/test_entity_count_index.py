@@ -15,7 +15,7 @@ from memoweave.index.entity_index import EntityIndex
 from memoweave.memory.history import HistoryStore
 from memoweave.memory.scope import Scope
 
-from .test_incremental_index import random_doc
+from .test_incremental_index import random_docs
 
 ALICE = Scope.of(user_id="alice", operation="test")
 
@@ -25,8 +25,7 @@ def _filled(path: Path) -> HistoryStore:
     entities = EntityIndex(history)
     rng = random.Random(7)
     with history.transaction() as conn:
-        docs = {d.memory_id: d for d in (random_doc(rng, f"m{i}") for i in range(120))}
-        entities.upsert(conn, docs.values())
+        entities.upsert(conn, random_docs(rng, 120))
     return history
 
 

@@ -53,6 +53,11 @@ def random_doc(rng: random.Random, memory_id: str) -> KeywordDoc:
     )
 
 
+def random_docs(rng: random.Random, n: int) -> list[KeywordDoc]:
+    """``n`` random docs, ids ``m0`` .. ``m<n-1>``."""
+    return [random_doc(rng, f"m{i}") for i in range(n)]
+
+
 def observe(keyword: KeywordIndex, entities: EntityIndex) -> dict[Any, Any]:
     """Every searched scope's BM25 (all ranked hits, ceiling, a score of an unranked id)
     and entity matches, under both status sets."""

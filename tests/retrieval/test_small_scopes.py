@@ -16,7 +16,7 @@ from memoweave.index.keyword_index import KeywordDoc, KeywordIndex
 from memoweave.memory.history import HistoryStore
 from memoweave.memory.scope import Scope
 
-from .test_incremental_index import SEARCHED, count_builds, observe, random_doc
+from .test_incremental_index import SEARCHED, count_builds, observe, random_docs
 
 
 def cache_everything(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -32,9 +32,7 @@ def test_scanned_scopes_score_like_held_ones(
     history = HistoryStore(tmp_path / "h.db")
     keyword, entities = KeywordIndex(history), EntityIndex(history)
     with history.transaction() as conn:
-        docs = list(
-            {d.memory_id: d for d in (random_doc(rng, f"m{i}") for i in range(80))}.values()
-        )
+        docs = random_docs(rng, 80)
         keyword.upsert(conn, docs)
         entities.upsert(conn, docs)
         keyword.delete(conn, ["m3", "m7"])  # removals leave the same state in both paths
@@ -138,9 +136,7 @@ def test_scope_lookups_never_scan_a_table(
     history = HistoryStore(tmp_path / "h.db")
     keyword, entities = KeywordIndex(history), EntityIndex(history)
     with history.transaction() as conn:
-        docs = list(
-            {d.memory_id: d for d in (random_doc(rng, f"m{i}") for i in range(60))}.values()
-        )
+        docs = random_docs(rng, 60)
         keyword.upsert(conn, docs)
         entities.upsert(conn, docs)
     statements: list[str] = []

@@ -7,6 +7,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from memoweave.errors import MemoweaveError
@@ -135,6 +136,7 @@ class StagedSession:
         self._session: Any = None
         self._built = threading.Event()
         self._build_error: BaseException | None = None
+        self._build_traceback: TracebackType | None = None
         if background:
             threading.Thread(target=self._build, name="memoweave-onnx-session").start()
         else:
@@ -152,6 +154,7 @@ class StagedSession:
             release_freed_heap()
         except BaseException as exc:  # raised by wait(), on the caller's thread
             self._build_error = exc
+            self._build_traceback = exc.__traceback__
         finally:
             self._built.set()
 
@@ -159,7 +162,8 @@ class StagedSession:
         """Wait for the first session; raise its build's error if it failed."""
         self._built.wait()
         if self._build_error is not None:
-            raise self._build_error
+            # the build's own traceback each time, so repeated raises do not grow it
+            raise self._build_error.with_traceback(self._build_traceback)
 
     def run(self, outputs: Any, feed: dict[str, Any]) -> Any:
         self.wait()

@@ -5,6 +5,7 @@ build that fails raises its typed error there. Real models and onnxruntime throu
 from __future__ import annotations
 
 import threading
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +70,19 @@ def test_construction_returns_while_the_session_is_still_building(
 def test_a_model_onnxruntime_rejects_fails_at_the_first_embed(tmp_path: Path) -> None:
     """Bytes that parse as an ONNX graph but name an operator onnxruntime lacks: the
     embedder is built (the graph's inputs are fine), its first embed raises the typed
-    load error, and so does every later one."""
+    load error, and so does every later one, with a traceback that does not grow."""
     broken = tmp_path / "model.onnx"
     broken.write_bytes(_MODEL.read_bytes().replace(b"Gather", b"Gathex"))
     embedder = load_registry().create("embedder", "onnx", {"model_path": str(broken)})
     assert embedder.dims == 384
-    for _ in range(2):
+    depths = []
+    for _ in range(3):
         with pytest.raises(EmbeddingError) as info:
             embedder.embed(["hello"])
         assert info.value.details["reason"] == "bad_model"
         assert str(broken) in info.value.message
+        depths.append(len(traceback.extract_tb(info.value.__traceback__)))
+    assert depths[0] == depths[1] == depths[2]
     embedder.close()
 
 

@@ -65,8 +65,8 @@ class EdgeEngine(Engine):
         """Whether this engine changed the shard since it was loaded or last flushed."""
         self._optimize_every = 0
         self._written = 0
-        self._segments = root
-        """The open shard's segments folder."""
+        self._segments: Path | None = None
+        """The open shard's segments folder (None until a shard is open)."""
         self._points: int | None = None
         """The shard's point count (estimate), kept until this engine next writes: the
         engine holds the collection's lock, so no one else changes it."""
@@ -137,7 +137,8 @@ class EdgeEngine(Engine):
             if self._shard.optimize():
                 self._shard.flush()
                 self._unflushed = False
-                _drop_cached_pages(self._segments)  # the segments just written
+                if self._segments is not None:  # the segments just written
+                    _drop_cached_pages(self._segments)
 
     def _read_meta(self, name: str) -> dict[str, Any]:
         meta_file = self._root / name / _META
@@ -258,6 +259,7 @@ class EdgeEngine(Engine):
         a flush rewrites and fsyncs every segment's trackers even when nothing changed
         (~80-230 ms at 1k-100k points, the biggest part of a read-only process's exit)."""
         shard, self._shard = self._shard, None
+        self._segments = None
         self._points = None
         unflushed, self._unflushed = self._unflushed, False
         if shard is not None:

@@ -64,6 +64,17 @@ class OnnxEmbedderConfig(BaseModel):
     normalize: bool = Field(default=True, description="L2-normalise the vectors.")
     query_prompt: str = Field(default="", description="Prefix for purpose='query' texts.")
     document_prompt: str = Field(default="", description="Prefix for purpose='document' texts.")
+    model_cache: bool = Field(
+        default=True,
+        description="Keep the prepared model (graph read, int8 tables rewritten: ~40 ms of "
+        "each start) in cache_dir; false prepares it at every start.",
+    )
+    cache_dir: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Folder of the prepared models (default: $XDG_CACHE_HOME/memoweave/onnx, "
+        "else ~/.cache/memoweave/onnx).",
+    )
 
 
 class OnnxCrossEncoderConfig(BaseModel):

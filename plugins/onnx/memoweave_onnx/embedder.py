@@ -17,6 +17,7 @@ from memoweave.providers.checks import check_purpose, check_texts
 from memoweave.providers.embedder import Embedder, Purpose
 from memoweave_onnx._resources import model_file, tokenizer_file
 from memoweave_onnx.config import OnnxEmbedderConfig
+from memoweave_onnx.model_cache import default_cache_dir
 from memoweave_onnx.runtime import (
     batch_feed,
     import_runtime,
@@ -30,22 +31,34 @@ _REQUIRED_INPUTS = ("input_ids", "attention_mask")
 
 
 class OnnxEmbedder(Embedder):
-    """Embeds texts with an ONNX encoder (see the module docstring). The model and tokenizer
-    are read at construction, the onnxruntime session is built from there on another
-    thread; the first ``embed`` waits for it and raises its error if the build failed."""
+    """Embeds texts with an ONNX encoder (see the module docstring). The model is prepared
+    at construction (:mod:`memoweave_onnx.model_cache`), the tokenizer and the onnxruntime
+    session are read and built from there on another thread; the first ``embed`` waits
+    for them and raises their error (``bad_tokenizer``, ``bad_model``) if one failed."""
 
     def __init__(self, config: OnnxEmbedderConfig | None = None) -> None:
         self.config = resolve(config or OnnxEmbedderConfig())
         self.model_path = model_file(self.config.model_path)
         self.tokenizer_path = tokenizer_file(self.config.tokenizer_path)
         self._np, ort, tokenizers = import_runtime(EmbeddingError)
-        self._tokenizer = load_tokenizer(
-            tokenizers, self.tokenizer_path, self.config.max_length, EmbeddingError
-        )
-        # built on another thread: the caller opens its store meanwhile, the first embed
-        # waits (inputs and width come from the model bytes when they can be read)
+        self._tokenizer: Any = None
+
+        def read_tokenizer() -> None:
+            self._tokenizer = load_tokenizer(
+                tokenizers, self.tokenizer_path, self.config.max_length, EmbeddingError
+            )
+
+        # the tokenizer and the session are built on another thread (both mostly outside
+        # the GIL): the caller opens its store meanwhile, the first embed waits (inputs
+        # and width come from the prepared model when its bytes can be read)
         self._session: Any = load_session(
-            ort, self.model_path, self.config.intra_op_threads, EmbeddingError, background=True
+            ort,
+            self.model_path,
+            self.config.intra_op_threads,
+            EmbeddingError,
+            background=True,
+            cache_dir=cache_dir(self.config),
+            before_build=read_tokenizer,
         )
         io = self._session.io
         if io is not None:
@@ -90,6 +103,8 @@ class OnnxEmbedder(Embedder):
 
     def _embed_all(self, items: list[str]) -> Any:
         np = self._np
+        if self._tokenizer is None:  # read on the session's thread, before the session
+            self._session.wait()
         encodings = self._tokenizer.encode_batch(items)
         order = sorted(range(len(items)), key=lambda i: len(encodings[i].ids))
         widths = [len(encodings[i].ids) for i in order]
@@ -157,6 +172,15 @@ def pool(np: Any, hidden: Any, mask: Any, mode: str) -> Any:
     counts = np.clip(weights.sum(axis=1), 1e-9, None)
     summed = (hidden * weights).sum(axis=1)
     return summed / (np.sqrt(counts) if mode == "mean_sqrt_len" else counts)
+
+
+def cache_dir(config: OnnxEmbedderConfig) -> Path | None:
+    """Where the prepared model is kept (``None``: nowhere, ``model_cache`` is off)."""
+    if not config.model_cache:
+        return None
+    if config.cache_dir is not None:
+        return Path(config.cache_dir).expanduser()
+    return default_cache_dir()
 
 
 def resolve(config: OnnxEmbedderConfig) -> OnnxEmbedderConfig:

@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from memoweave.errors import MemoweaveError
-from memoweave_onnx.int8_tables import gather_before_dequantize, has_integer_arithmetic
-from memoweave_onnx.wire import GraphIO, graph_io
+from memoweave_onnx.model_cache import prepare_model
+from memoweave_onnx.wire import GraphIO
 
 TELEMETRY_ENV = "ORT_DISABLE_TELEMETRY"
 """onnxruntime's switch: set to ``1`` before it initialises, it records and sends nothing."""
@@ -68,12 +69,17 @@ def load_session(
     *,
     staged: bool = True,
     background: bool = False,
+    cache_dir: Path | None = None,
+    before_build: Callable[[], object] | None = None,
 ) -> StagedSession:
     """An onnxruntime CPU session of ``path`` with ``threads`` intra-op threads: a
     :class:`StagedSession` when ``staged`` and the graph does float arithmetic only
     (:func:`memoweave_onnx.int8_tables.has_integer_arithmetic`), else an optimised one.
     With ``background`` (and a graph whose inputs and outputs :func:`graph_io` reads),
-    the session is built on another thread: see :class:`StagedSession`.
+    the session is built on another thread, after ``before_build`` (work the caller
+    needs done before the first run, such as reading its tokenizer): see
+    :class:`StagedSession`. The model is prepared through ``cache_dir`` when one is given
+    (:mod:`memoweave_onnx.model_cache`: read and rewritten once, not at every start).
 
     Int8 embedding tables are looked up before they are dequantised
     (:mod:`memoweave_onnx.int8_tables`: same vectors, no float32 copy of the table). The
@@ -83,24 +89,20 @@ def load_session(
     is handed back to the system (glibc keeps ~60 MB of it otherwise).
     """
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        prepared = prepare_model(path, cache_dir)
     except OSError as exc:
         raise _load_error(error, path, exc) from exc
-    io = graph_io(raw)
-    model: bytes | str = gather_before_dequantize(raw) or str(path)
-    session = StagedSession(
+    return StagedSession(
         ort,
-        model,
+        prepared.model,
         threads,
         error,
         path,
-        staged=staged and not has_integer_arithmetic(raw),
-        io=io,
-        background=background and io is not None,
+        staged=staged and not prepared.integer_arithmetic,
+        io=prepared.io,
+        background=background and prepared.io is not None,
+        before_build=before_build,
     )
-    del raw, model
-    return session
 
 
 class StagedSession:
@@ -126,6 +128,7 @@ class StagedSession:
         staged: bool,
         io: GraphIO | None = None,
         background: bool = False,
+        before_build: Callable[[], object] | None = None,
     ) -> None:
         self._ort, self._threads, self._error, self._path = ort, threads, error, path
         self._model: bytes | str | None = model
@@ -138,14 +141,18 @@ class StagedSession:
         self._build_error: BaseException | None = None
         self._build_traceback: TracebackType | None = None
         if background:
-            threading.Thread(target=self._build, name="memoweave-onnx-session").start()
+            threading.Thread(
+                target=self._build, args=(before_build,), name="memoweave-onnx-session"
+            ).start()
         else:
-            self._build()
+            self._build(before_build)
             self.wait()
 
-    def _build(self) -> None:
+    def _build(self, before_build: Callable[[], object] | None) -> None:
         levels = self._ort.GraphOptimizationLevel
         try:
+            if before_build is not None:
+                before_build()
             self._session = self._create(
                 levels.ORT_ENABLE_ALL if self.optimized else levels.ORT_DISABLE_ALL
             )

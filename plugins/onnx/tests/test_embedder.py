@@ -208,11 +208,16 @@ def test_corrupt_model_file_raises_embedding_error(tmp_path: Path) -> None:
 
 
 def test_bad_tokenizer_file_raises_embedding_error(tmp_path: Path) -> None:
+    """The tokenizer is read on the session's thread: the first embed raises its typed
+    error, and so does every later one."""
     bad = tmp_path / "tokenizer.json"
     bad.write_text("{not json", encoding="utf-8")
-    with pytest.raises(EmbeddingError) as info:
-        _onnx(tokenizer_path=str(tmp_path))
-    assert info.value.details["reason"] == "bad_tokenizer"
+    embedder = _onnx(tokenizer_path=str(tmp_path))
+    for _ in range(2):
+        with pytest.raises(EmbeddingError) as info:
+            embedder.embed(["hello"])
+        assert info.value.details["reason"] == "bad_tokenizer"
+    embedder.close()
 
 
 def test_the_tokenizer_ships_with_the_plugin(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,11 +19,11 @@ from memoweave_onnx._resources import model_file, tokenizer_file
 from memoweave_onnx.config import OnnxEmbedderConfig
 from memoweave_onnx.model_cache import default_cache_dir
 from memoweave_onnx.runtime import (
+    HEAP_TRIM,
     batch_feed,
     import_runtime,
     load_session,
     load_tokenizer,
-    release_freed_heap,
 )
 from memoweave_onnx.st_export import read_export
 
@@ -109,19 +109,18 @@ class OnnxEmbedder(Embedder):
         order = sorted(range(len(items)), key=lambda i: len(encodings[i].ids))
         widths = [len(encodings[i].ids) for i in order]
         out: Any = None
-        passes = 0
-        for start, stop in batches(widths, self.config.batch_size, self.config.batch_tokens):
-            chunk = order[start:stop]
-            vectors = self._run([encodings[i] for i in chunk])
-            if out is None:
-                out = np.empty((len(items), vectors.shape[1]), dtype=np.float32)
-            out[chunk] = vectors
-            passes += 1
-        if passes > 1:
-            # Without its arena, onnxruntime frees each pass's buffers to the C heap, which
-            # glibc keeps: +45-75 MiB resident after a few batched calls. Handing it back
-            # costs 5-30 ms, ~1 % of such a call; a one-pass call (a query) skips it.
-            release_freed_heap()
+        with HEAP_TRIM.busy():
+            spans = list(batches(widths, self.config.batch_size, self.config.batch_tokens))
+            for start, stop in spans:
+                chunk = order[start:stop]
+                vectors = self._run([encodings[i] for i in chunk])
+                if out is None:
+                    out = np.empty((len(items), vectors.shape[1]), dtype=np.float32)
+                out[chunk] = vectors
+            if len(spans) > 1:
+                # the heap onnxruntime freed between passes goes back once calls stop
+                # (a query is one pass and frees little)
+                HEAP_TRIM.request()
         return out
 
     def _run(self, encodings: list[Any]) -> Any:

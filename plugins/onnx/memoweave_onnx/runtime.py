@@ -9,7 +9,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -73,16 +73,14 @@ def load_session(
     staged: bool = True,
     background: bool = False,
     cache_dir: Path | None = None,
-    before_build: Callable[[], object] | None = None,
 ) -> StagedSession:
     """An onnxruntime CPU session of ``path`` with ``threads`` intra-op threads: a
     :class:`StagedSession` when ``staged`` and the graph does float arithmetic only
     (:func:`memoweave_onnx.int8_tables.has_integer_arithmetic`), else an optimised one.
     With ``background`` (and a graph whose inputs and outputs :func:`graph_io` reads),
-    the session is built on another thread, after ``before_build`` (work the caller
-    needs done before the first run, such as reading its tokenizer): see
-    :class:`StagedSession`. The model is prepared through ``cache_dir`` when one is given
-    (:mod:`memoweave_onnx.model_cache`: read and rewritten once, not at every start).
+    the session is built on another thread: see :class:`StagedSession`. The model is
+    prepared through ``cache_dir`` when one is given (:mod:`memoweave_onnx.model_cache`:
+    read and rewritten once, not at every start).
 
     Int8 embedding tables are looked up before they are dequantised
     (:mod:`memoweave_onnx.int8_tables`: same vectors, no float32 copy of the table). The
@@ -104,7 +102,6 @@ def load_session(
         staged=staged and not prepared.integer_arithmetic,
         io=prepared.io,
         background=background and prepared.io is not None,
-        before_build=before_build,
     )
 
 
@@ -131,7 +128,6 @@ class StagedSession:
         staged: bool,
         io: GraphIO | None = None,
         background: bool = False,
-        before_build: Callable[[], object] | None = None,
     ) -> None:
         self._ort, self._threads, self._error, self._path = ort, threads, error, path
         self._model: bytes | str | None = model
@@ -144,18 +140,14 @@ class StagedSession:
         self._build_error: BaseException | None = None
         self._build_traceback: TracebackType | None = None
         if background:
-            threading.Thread(
-                target=self._build, args=(before_build,), name="memoweave-onnx-session"
-            ).start()
+            threading.Thread(target=self._build, name="memoweave-onnx-session").start()
         else:
-            self._build(before_build)
+            self._build()
             self.wait()
 
-    def _build(self, before_build: Callable[[], object] | None) -> None:
+    def _build(self) -> None:
         levels = self._ort.GraphOptimizationLevel
         try:
-            if before_build is not None:
-                before_build()
             self._session = self._create(
                 levels.ORT_ENABLE_ALL if self.optimized else levels.ORT_DISABLE_ALL
             )

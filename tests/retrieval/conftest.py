@@ -30,7 +30,6 @@ def cached_small_scopes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Scopes of any size go through the indexes' per-scope caches (small ones are
     otherwise scored from their rows at every search, never cached)."""
     monkeypatch.setattr(keyword_postings, "SCANNED_MAX_DOCS", 0)
-    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_LINKS", 0)
 
 
 def add_texts(memory: Memory, texts: list[str], user_id: str = "alice", **kwargs: Any) -> list[str]:

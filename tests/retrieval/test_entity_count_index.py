@@ -1,16 +1,13 @@
-"""A user scope's count of memories with entities (the IDF base of a first search) is
-read from the covering ``entity_links_user_memory`` index alone, and an older home, which
-has the narrower ``(user_id, status)`` index instead, gets it on open with its links
-unchanged."""
+"""An older home, which has the narrower ``(user_id, status)`` index on its entity links
+instead of the covering ``entity_links_user_memory``, gets it on open with its links
+unchanged (a scope's count of memories with entities is now read from ``scope_docs``:
+test_scope_stats)."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
-import pytest
-
-from memoweave.index import keyword_postings
 from memoweave.index.entity_index import EntityIndex
 from memoweave.memory.history import HistoryStore
 from memoweave.memory.scope import Scope
@@ -34,24 +31,6 @@ def _indexes(history: HistoryStore) -> set[str]:
         "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entity_links'"
     )
     return {name for (name,) in rows}
-
-
-def test_a_scope_count_reads_the_covering_index(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_DOCS", 0)  # build the scope's entry
-    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_LINKS", 0)
-    history = _filled(tmp_path / "h.db")
-    statements: list[str] = []
-    history.connection.set_trace_callback(statements.append)
-    EntityIndex(history).match(["caroline", "lisbon"], ALICE, ["m0", "m1"], ["active"])
-    history.connection.set_trace_callback(None)
-    counts = [s for s in statements if "COUNT(DISTINCT memory_id)" in s]
-    assert counts
-    for sql in counts:
-        plan = [d for *_, d in history.connection.execute("EXPLAIN QUERY PLAN " + sql)]
-        assert any("COVERING INDEX entity_links_user_memory" in d for d in plan), plan
-    history.close()
 
 
 def test_an_older_home_gets_the_index_and_keeps_its_links(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from memoweave.index import keyword_postings
+from memoweave.index import keyword_postings, scope_stats
 from memoweave.index.entity_index import EntityIndex
 from memoweave.index.keyword_index import KeywordDoc, KeywordIndex
 from memoweave.memory.history import HistoryStore
@@ -85,12 +85,18 @@ def rebuilt(history_path: Path) -> dict[Any, Any]:
         history.close()
 
 
-@pytest.mark.parametrize(("seed", "cap"), [(1, 20_000), (2, 20_000), (3, 20_000), (4, 3)])
+@pytest.mark.parametrize(
+    ("seed", "cap", "kept_from"),
+    [(1, 20_000, 0), (2, 20_000, 10**9), (3, 20_000, 4), (4, 3, 0), (4, 3, 10**9)],
+)
 def test_incremental_caches_score_like_a_rebuild(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, cap: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, cap: int, kept_from: int
 ) -> None:
-    """``cap``: scopes larger than this are ranked inside SQLite (statistics-only entries)."""
+    """``cap``: scopes larger than this are ranked inside SQLite (statistics-only entries);
+    ``kept_from``: scopes larger than this keep term statistics in tables (others count a
+    term's matches)."""
     monkeypatch.setattr(keyword_postings, "CACHE_MAX_DOCS", cap)
+    monkeypatch.setattr(scope_stats, "TERMS_KEPT_FROM", kept_from)
     rng = random.Random(seed)
     path = tmp_path / "history.db"
     history = HistoryStore(path)

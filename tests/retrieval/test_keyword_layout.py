@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memoweave.index.keyword_index import LAYOUT_VERSION, KeywordDoc, KeywordIndex
+from memoweave.index.keyword_index import KeywordDoc, KeywordIndex
+from memoweave.index.keyword_tables import LAYOUT_VERSION
 from memoweave.memory.history import HistoryStore
 from memoweave.memory.scope import Scope
 

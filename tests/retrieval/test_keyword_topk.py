@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from memoweave.index import keyword_postings, keyword_topk
+from memoweave.index import keyword_postings, keyword_topk, scope_stats
 from memoweave.index.keyword_index import KeywordDoc, KeywordIndex, KeywordScores
 from memoweave.memory.history import HistoryStore
 from memoweave.memory.scope import Scope
@@ -74,10 +74,13 @@ def assert_same_as_held(
                 assert got.score_of(list(everyone)) == everyone
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize(("seed", "kept_from"), [(1, 0), (2, 0), (2, 10**9)])
 def test_big_scopes_rank_exactly_like_held_ones(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, kept_from: int
 ) -> None:
+    """``kept_from``: the tokens' statistics come from ``scope_terms`` (0) or from their
+    postings (scopes this small keep none)."""
+    monkeypatch.setattr(scope_stats, "TERMS_KEPT_FROM", kept_from)
     rng = random.Random(seed)
     history = HistoryStore(tmp_path / "h.db")
     big, held = KeywordIndex(history), KeywordIndex(history)

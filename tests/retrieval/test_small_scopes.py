@@ -21,7 +21,6 @@ from .test_incremental_index import SEARCHED, count_builds, observe, random_docs
 
 def cache_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(keyword_postings, "SCANNED_MAX_DOCS", 0)
-    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_LINKS", 0)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -52,7 +51,6 @@ def test_a_scope_growing_past_the_bound_is_cached(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(keyword_postings, "SCANNED_MAX_DOCS", 2)
-    monkeypatch.setattr(keyword_postings, "SCANNED_MAX_LINKS", 2)
     history = HistoryStore(tmp_path / "h.db")
     keyword, entities = KeywordIndex(history), EntityIndex(history)
     alice = Scope.of(user_id="alice", operation="test")

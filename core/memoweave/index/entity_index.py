@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from memoweave.index import keyword_postings
@@ -18,8 +18,17 @@ from memoweave.index.contracts import Database, ScopeKeys
 from memoweave.index.entities import extract_entities
 from memoweave.index.keyword_index import KeywordDoc
 from memoweave.index.keyword_postings import CACHE_TOTAL_DOCS
+from memoweave.index.scope_cache import (
+    IDENTITY_KEYS,
+    STALE,
+    ScopeCache,
+    ScopeId,
+    Version,
+    chunks,
+    scope_id,
+)
 from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
-from memoweave.index.scope_cache import STALE, ScopeCache, ScopeId, Version, chunks, scope_id
+from memoweave.index.scope_stats import Counted, ScopeStats, TermStats
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS entity_links (memory_id TEXT NOT NULL, entity TEXT NOT NULL, "
@@ -134,9 +143,11 @@ class EntityIndex:
     def __init__(self, history: Database) -> None:
         self._history = history
         self._cache: ScopeCache[ScopeLinks] = ScopeCache("entity", CACHE_TOTAL_DOCS)
+        self._stats = ScopeStats("entity", _scope_terms)
         with history.transaction() as conn:
             for statement in (*SCOPE_CACHE_SCHEMA, *_SCHEMA):
                 conn.execute(statement)
+            self._stats.open(conn, _scope_groups)
 
     def upsert(self, conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:
         """Inside a transaction: link each doc to its entities, replacing older links."""
@@ -154,12 +165,14 @@ class EntityIndex:
             ],
         )
         self._cache.touch(conn, [*(d.scope for d, _ in old.values()), *(d.scope for d, _ in new)])
+        self._stats.apply(conn, _counted(old.values()), _counted(new))
         self._apply(old, new)
 
     def delete(self, conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
         """Inside a transaction: drop every link of ``memory_ids``."""
         old = self._remove(conn, memory_ids)
         self._cache.touch(conn, [d.scope for d, _ in old.values()])
+        self._stats.apply(conn, _counted(old.values()), [])
         self._apply(old, [])
 
     def _remove(self, conn: sqlite3.Connection, memory_ids: Sequence[str]) -> Links:
@@ -189,7 +202,9 @@ class EntityIndex:
         """Inside a transaction: drop every link of ``scope``."""
         keys = scope.as_dict()
         clauses = " AND ".join(f"{k} = ?" for k in keys)
+        removed = list(_counted_links(conn, clauses, list(keys.values())))
         conn.execute(f"DELETE FROM entity_links WHERE {clauses}", list(keys.values()))
+        self._stats.apply(conn, removed, [])
         self._cache.touch_all(conn)
 
     def entities_of(self, memory_id: str) -> list[str]:
@@ -215,20 +230,25 @@ class EntityIndex:
         base = [*keys.values(), *statuses]
         key = (scope_id(keys), tuple(sorted(set(statuses))))
         with self._history.snapshot() as conn:
-            small = None if key in self._cache else _small_scope(conn, entities, where, base)
-            if small is not None:  # a small scope, never held: read whole
-                total, found = small
+            counted = None if key in self._cache else self._stats.counts(conn, *key)[0]
+            if counted is not None and counted <= keyword_postings.SCANNED_MAX_DOCS:
+                total, found = _small_scope(conn, entities, where, base)  # read whole
             else:
                 links = self._cache.get(
                     conn,
                     *key,
-                    lambda version, hold: self._build(conn, where, base, version, hold),
+                    lambda version, hold: self._build(
+                        conn,
+                        where,
+                        base,
+                        version,
+                        hold,
+                        self._stats.counts(conn, *key)[0] if counted is None else counted,
+                    ),
                 )
                 total = links.total
                 if links.by_entity is None:
-                    df, rows = self._match_sql(
-                        conn, entities, memory_ids, where, base, links, key[0], statuses
-                    )
+                    df, rows = self._match_sql(conn, entities, memory_ids, where, base, links, key)
                     return _matches(total, df, rows)
                 found = {e: links.by_entity[e] for e in entities if e in links.by_entity}
         asked = dict.fromkeys(memory_ids)
@@ -242,14 +262,11 @@ class EntityIndex:
         params: Sequence[object],
         version: Version,
         hold: bool,
+        total: int,
     ) -> ScopeLinks:
-        """The scope's entry read from the table (links only if small enough, and if
-        ``hold`` or small enough to hold from a first search)."""
-        total = int(
-            conn.execute(
-                f"SELECT COUNT(DISTINCT memory_id) FROM entity_links WHERE {where}", params
-            ).fetchone()[0]
-        )
+        """The scope's entry of ``total`` memories with entities (links read from the
+        table only if small enough, and if ``hold`` or small enough to hold from a first
+        search)."""
         if total > keyword_postings.CACHE_MAX_DOCS or (
             not hold and total > keyword_postings.HELD_FROM_FIRST_SEARCH
         ):
@@ -259,22 +276,26 @@ class EntityIndex:
             by_entity.setdefault(entity, set()).add(memory_id)
         return ScopeLinks(version, total, by_entity)
 
-    @staticmethod
     def _match_sql(
+        self,
         conn: sqlite3.Connection,
         entities: Sequence[str],
         memory_ids: Sequence[str],
         where: str,
         base: Sequence[object],
         links: ScopeLinks,
-        scope: ScopeId,
-        statuses: Sequence[str],
+        key: tuple[ScopeId, tuple[str, ...]],
     ) -> tuple[dict[str, int], list[tuple[str, str]]]:
         """(count of each entity found, (memory id, entity) links of ``memory_ids``) read
         from the table, for scopes too large to hold; an entity's count is read once per
-        entry (the entry keeps it current)."""
+        entry (the entry keeps it current), from the scope's statistics
+        (:mod:`.scope_stats`) if it keeps them."""
+        scope, statuses = key
         unknown = [e for e in dict.fromkeys(entities) if e not in links.df]
-        if unknown:
+        kept = self._stats.terms(conn, scope, statuses, unknown) if unknown else None
+        if kept is not None:
+            links.remember_df({e: df for e, (df, _, _) in kept.items()})
+        elif unknown:
             counted = conn.execute(
                 "SELECT entity, COUNT(*) FROM entity_links INDEXED BY entity_links_entity "
                 f"WHERE {_in('entity', unknown)} AND {where} GROUP BY entity",
@@ -303,6 +324,7 @@ class EntityIndex:
         """Remove every link."""
         with self._history.transaction() as conn:
             conn.execute("DELETE FROM entity_links")
+            self._stats.clear(conn)
             self._cache.touch_all(conn)
 
 
@@ -319,15 +341,50 @@ def _matches(total: int, df: dict[str, int], rows: list[tuple[str, str]]) -> Ent
     return EntityMatches(weight, {k: tuple(v) for k, v in linked.items()})
 
 
+def _counted(links: Iterable[tuple[KeywordDoc, list[str]]]) -> list[Counted]:
+    return [Counted(d.scope, d.status, 0, entities) for d, entities in links]
+
+
+def _counted_links(
+    conn: sqlite3.Connection, where: str, params: Sequence[object]
+) -> Iterator[Counted]:
+    """The memories with links ``where`` selects, as statistics count them."""
+    linked: dict[str, tuple[ScopeId, str, list[str]]] = {}
+    for memory_id, entity, user_id, agent_id, run_id, status in conn.execute(
+        "SELECT memory_id, entity, user_id, agent_id, run_id, status FROM entity_links "
+        f"WHERE {where}",
+        params,
+    ):
+        linked.setdefault(memory_id, ((user_id, agent_id, run_id), status, []))[2].append(entity)
+    for scope, status, entities in linked.values():
+        yield Counted(scope, status, 0, entities)
+
+
+def _scope_terms(conn: sqlite3.Connection, scope: ScopeId) -> Iterator[tuple[str, str, TermStats]]:
+    """(entity, status, (memories linked, the same, 0)) of every entity of ``scope``."""
+    keys = {k: v for k, v in zip(IDENTITY_KEYS, scope, strict=True) if v is not None}
+    for entity, status, linked in conn.execute(
+        "SELECT entity, status, COUNT(*) FROM entity_links "
+        f"WHERE {' AND '.join(f'{k} = ?' for k in keys)} GROUP BY entity, status",
+        list(keys.values()),
+    ):
+        yield entity, status, (int(linked), int(linked), 0)
+
+
+def _scope_groups(conn: sqlite3.Connection) -> Iterator[tuple[ScopeId, str, int, int]]:
+    """(ids, status, memories with links, 0) of each group of links with the same."""
+    for user_id, agent_id, run_id, status, memories in conn.execute(
+        "SELECT user_id, agent_id, run_id, status, COUNT(DISTINCT memory_id) "
+        "FROM entity_links GROUP BY user_id, agent_id, run_id, status"
+    ):
+        yield (user_id, agent_id, run_id), status, int(memories), 0
+
+
 def _small_scope(
     conn: sqlite3.Connection, entities: Sequence[str], where: str, params: Sequence[object]
-) -> tuple[int, dict[str, set[str]]] | None:
-    """For a scope of at most :data:`.keyword_postings.SCANNED_MAX_LINKS` links (``where``
-    selects it): its memories with entities and the memories mentioning each of
-    ``entities`` it has (query order), read from all its links; else ``None``."""
-    (count,) = conn.execute(f"SELECT COUNT(*) FROM entity_links WHERE {where}", params).fetchone()
-    if count > keyword_postings.SCANNED_MAX_LINKS:
-        return None
+) -> tuple[int, dict[str, set[str]]]:
+    """A small scope read whole (``where`` selects its links): its memories with entities
+    and the memories mentioning each of ``entities`` it has (query order)."""
     linked: set[str] = set()
     found: dict[str, set[str]] = {e: set() for e in entities}
     for memory_id, entity in _scope_links(conn, where, params):

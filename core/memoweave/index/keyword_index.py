@@ -1,15 +1,18 @@
 """The core's keyword index: BM25 over memory texts, in SQLite beside the history.
 
-Two tables: ``keyword_fts`` (FTS5) finds the memories that contain a query token;
-``keyword_docs`` (one row per memory: scope ids, status, token count) gives each scope's
-document count and average length. Scores are Okapi BM25 (k1 = 1.2, b = 0.75) computed
-with the statistics of the searched scope only, so one user's memories never change the
-ranking of another's (FTS5's own ``bm25()`` would use the whole table). A searched
-scope's statistics and postings are kept in memory (:mod:`memoweave.index.keyword_postings`):
-this process's writes change them in place, a write of another connection to the scope
-makes the next search re-read them (:mod:`memoweave.index.scope_cache`). Scopes too
-large to hold are ranked from their FTS5 postings in SQLite with MaxScore's early stop
-(:mod:`memoweave.index.keyword_topk`); scopes small enough to read whole at every search
+Two tables (:mod:`memoweave.index.keyword_tables`): ``keyword_fts`` (FTS5) finds the
+memories that contain a query token; ``keyword_docs`` has one row per memory (scope ids,
+status, token count). Scores are Okapi BM25 (k1 = 1.2, b = 0.75) computed with the
+statistics of the searched scope only, so one user's memories never change the ranking
+of another's (FTS5's own ``bm25()`` would use the whole table). Each scope's document
+count and total length, and each token's document frequency in a large scope, are kept
+in tables by every write (:mod:`memoweave.index.scope_stats`), so no search counts them.
+A searched scope's statistics and postings are kept in memory
+(:mod:`memoweave.index.keyword_postings`): this process's writes change them in place, a
+write of another connection to the scope makes the next search re-read them
+(:mod:`memoweave.index.scope_cache`). Scopes too large to hold are ranked from their FTS5
+postings in SQLite with MaxScore's early stop (:mod:`memoweave.index.keyword_topk`);
+scopes small enough to read whole at every search
 (:data:`.keyword_postings.SCANNED_MAX_DOCS`) are never cached.
 
 Rows are written inside the history's commit transaction (an ``on_commit`` hook of the
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from memoweave.index import keyword_postings, keyword_topk, lemma_forms
@@ -33,31 +36,21 @@ from memoweave.index.keyword_postings import (
     bm25_ceiling,
     bm25_idf,
 )
+from memoweave.index.keyword_tables import FTS_ROWIDS, link_rowids, scope_groups
+from memoweave.index.keyword_tables import SCHEMA as KEYWORD_SCHEMA
+from memoweave.index.scope_cache import (
+    IDENTITY_KEYS,
+    ScopeCache,
+    ScopeId,
+    Version,
+    chunks,
+    scope_id,
+)
 from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
-from memoweave.index.scope_cache import ScopeCache, ScopeId, Version, chunks, scope_id
+from memoweave.index.scope_stats import SCHEMA as STATS_SCHEMA
+from memoweave.index.scope_stats import Counted, ScopeStats, TermStats, term_totals
 from memoweave.index.tokenize import lemma_words, lemmas, tokenize
 
-_SCHEMA = (
-    "CREATE VIRTUAL TABLE IF NOT EXISTS keyword_fts USING fts5("
-    "memory_id UNINDEXED, user_id UNINDEXED, agent_id UNINDEXED, run_id UNINDEXED, "
-    "status UNINDEXED, tokens, tokenize = 'unicode61 remove_diacritics 0')",
-    "CREATE TABLE IF NOT EXISTS keyword_docs (memory_id TEXT PRIMARY KEY, user_id TEXT, "
-    "agent_id TEXT, run_id TEXT, status TEXT NOT NULL, length INTEGER NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS keyword_docs_user ON keyword_docs(user_id, status)",
-    "CREATE INDEX IF NOT EXISTS keyword_docs_agent ON keyword_docs(agent_id, status)",
-    "CREATE INDEX IF NOT EXISTS keyword_docs_run ON keyword_docs(run_id, status)",
-    "CREATE TABLE IF NOT EXISTS index_meta (name TEXT PRIMARY KEY, version INTEGER NOT NULL)",
-    # every word indexed and its lemma, so a query need not load the lemmatizer
-    "CREATE TABLE IF NOT EXISTS keyword_lemmas (lemmatizer TEXT NOT NULL, word TEXT NOT NULL, "
-    "lemma TEXT NOT NULL, PRIMARY KEY (lemmatizer, word)) WITHOUT ROWID",
-    # every (token, memory rowid) occurrence, for BM25 of scopes too large to cache
-    "CREATE VIRTUAL TABLE IF NOT EXISTS keyword_vocab USING fts5vocab(keyword_fts, 'instance')",
-)
-LAYOUT_VERSION = 2
-"""1: ``keyword_fts`` rows had rowids of their own; 2: a memory's ``keyword_fts`` rowid is
-its ``keyword_docs`` rowid, so FTS rows are found through the indexed ``keyword_docs``
-(by id or by scope) instead of by scanning FTS5's unindexed columns."""
-_FTS_ROWIDS = "SELECT rowid FROM keyword_docs WHERE "
 MAX_QUERY_TOKENS = 64
 
 
@@ -104,12 +97,14 @@ class KeywordIndex:
     def __init__(self, history: Database) -> None:
         self._history = history
         self._cache: ScopeCache[ScopeDocs] = ScopeCache("keyword", CACHE_TOTAL_DOCS)
+        self._stats = ScopeStats("keyword", self._scope_terms)
         with history.transaction() as conn:
-            for statement in (*SCOPE_CACHE_SCHEMA, *_SCHEMA):
+            for statement in (*SCOPE_CACHE_SCHEMA, *STATS_SCHEMA, *KEYWORD_SCHEMA):
                 conn.execute(statement)
-            if _link_rowids(conn):
+            if link_rowids(conn):
                 self._cache.touch_all(conn)
             self._rows = keyword_topk.fts_rows(conn)
+            self._stats.open(conn, scope_groups)
 
     def upsert(self, conn: sqlite3.Connection, docs: Iterable[KeywordDoc]) -> None:
         """Inside a transaction: index ``docs``, replacing earlier rows of the same ids."""
@@ -131,19 +126,21 @@ class KeywordIndex:
         )
         conn.executemany(
             "INSERT INTO keyword_fts(rowid, memory_id, user_id, agent_id, run_id, status, tokens) "
-            f"VALUES (({_FTS_ROWIDS}memory_id = ?), ?, ?, ?, ?, ?, ?)",
+            f"VALUES (({FTS_ROWIDS}memory_id = ?), ?, ?, ?, ?, ?, ?)",
             [
                 (d.memory_id, d.memory_id, d.user_id, d.agent_id, d.run_id, d.status, " ".join(t))
                 for d, t in rows
             ],
         )
         self._cache.touch(conn, [*(o.scope for o, _ in old), *(d.scope for d in docs)])
+        self._stats.apply(conn, _counted(old), _counted(rows))
         self._apply(old, rows)
 
     def delete(self, conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
         """Inside a transaction: remove ``memory_ids`` from the index."""
         old = self._remove(conn, memory_ids)
         self._cache.touch(conn, [o.scope for o, _ in old])
+        self._stats.apply(conn, _counted(old), [])
         self._apply(old, [])
 
     def _remove(
@@ -159,9 +156,7 @@ class KeywordIndex:
                 chunk,
             ).fetchall()
         ids = [(i,) for i in memory_ids]
-        conn.executemany(
-            f"DELETE FROM keyword_fts WHERE rowid IN ({_FTS_ROWIDS}memory_id = ?)", ids
-        )
+        conn.executemany(f"DELETE FROM keyword_fts WHERE rowid IN ({FTS_ROWIDS}memory_id = ?)", ids)
         conn.executemany("DELETE FROM keyword_docs WHERE memory_id = ?", ids)
         return [(KeywordDoc(r[0], "", r[1], r[2], r[3], r[4]), (r[5] or "").split()) for r in old]
 
@@ -182,8 +177,10 @@ class KeywordIndex:
         """Inside a transaction: remove every row of ``scope``."""
         clauses = " AND ".join(f"{k} = ?" for k in scope.as_dict())
         params = list(scope.as_dict().values())
-        conn.execute(f"DELETE FROM keyword_fts WHERE rowid IN ({_FTS_ROWIDS}{clauses})", params)
+        removed = list(self._counted_rows(conn, clauses, params))
+        conn.execute(f"DELETE FROM keyword_fts WHERE rowid IN ({FTS_ROWIDS}{clauses})", params)
         conn.execute(f"DELETE FROM keyword_docs WHERE {clauses}", params)
+        self._stats.apply(conn, removed, [])
         self._cache.touch_all(conn)
 
     def indexed_ids(self) -> set[str]:
@@ -197,6 +194,7 @@ class KeywordIndex:
             conn.execute("DELETE FROM keyword_fts")
             conn.execute("DELETE FROM keyword_docs")
             conn.execute("DELETE FROM keyword_lemmas")
+            self._stats.clear(conn)
             self._cache.touch_all(conn)
 
     def search(
@@ -221,26 +219,52 @@ class KeywordIndex:
         where, params = _scope_where(keys, statuses)
         key = (scope_id(keys), tuple(sorted(set(statuses))))
         with self._history.snapshot() as conn:
-            rows = (
-                None if key in self._cache else _small_scope_rows(conn, where, params, self._rows)
-            )
-            if rows is not None:  # a small scope, never held: scored from its rows
+            counts = None if key in self._cache else self._stats.counts(conn, *key)
+            if counts is not None and counts[0] <= keyword_postings.SCANNED_MAX_DOCS:
+                # a small scope, never held: scored from its rows
+                rows = _scope_rows(conn, where, params, self._rows).fetchall()
                 docs, scored, matching = keyword_postings.score_rows(rows, tokens)
             else:
                 entry = self._cache.get(
                     conn,
                     *key,
                     lambda version, hold: self._build(
-                        conn, where, params, version, hold, self._rows
+                        conn,
+                        where,
+                        params,
+                        version,
+                        hold,
+                        counts or self._stats.counts(conn, *key),
+                        self._rows,
                     ),
                 )
                 if entry.postings is None:
-                    return self._score_matches(conn, tokens, keys, statuses, entry, limit)
+                    return self._score_matches(conn, tokens, key, keys, entry, limit)
                 docs, scored, matching = entry.docs, entry.score(tokens), entry.matching(tokens)
         ceiling = bm25_ceiling(docs, matching)
         scored = {i: s for i, s in scored.items() if s > 0}
         hits = heapq.nsmallest(limit, scored.items(), key=lambda pair: (-pair[1], pair[0]))
         return KeywordScores(hits, ceiling, lambda ids: {i: scored[i] for i in ids if i in scored})
+
+    def _scope_terms(
+        self, conn: sqlite3.Connection, scope: ScopeId
+    ) -> Iterator[tuple[str, str, TermStats]]:
+        """(token, status, statistics) of every token of ``scope``'s documents."""
+        keys = {k: v for k, v in zip(IDENTITY_KEYS, scope, strict=True) if v is not None}
+        where = " AND ".join(f"{k} = ?" for k in keys)
+        return term_totals(self._counted_rows(conn, where, list(keys.values())))
+
+    def _counted_rows(
+        self, conn: sqlite3.Connection, where: str, params: Sequence[object]
+    ) -> Iterator[Counted]:
+        """The documents ``where`` selects in ``keyword_docs``, as statistics count them."""
+        for *ids, status, text in conn.execute(
+            f"SELECT user_id, agent_id, run_id, status, tokens FROM {self._rows} "
+            f"WHERE doc IN (SELECT rowid FROM keyword_docs WHERE {where})",
+            params,
+        ):
+            tokens = text.split()
+            yield Counted((ids[0], ids[1], ids[2]), status, len(tokens), tokens)
 
     def _known_lemmas(self, text: str) -> dict[str, str]:
         """The lemmas of ``text``'s words that the index has seen (by this lemmatizer),
@@ -258,13 +282,13 @@ class KeywordIndex:
         params: list[object],
         version: Version,
         hold: bool,
+        counts: tuple[int, int],
         fts_rows: str,
     ) -> ScopeDocs:
-        """The scope's entry read from the tables (postings only if small enough, and
-        if ``hold`` or small enough to hold from a first search)."""
-        count, total = conn.execute(
-            f"SELECT COUNT(*), COALESCE(SUM(length), 0) FROM keyword_docs WHERE {where}", params
-        ).fetchone()
+        """The scope's entry read from the tables, of ``counts`` (documents, total
+        length; postings only if small enough, and if ``hold`` or small enough to hold
+        from a first search)."""
+        count, total = counts
         rows = None
         if count <= keyword_postings.CACHE_MAX_DOCS and (
             hold or count <= keyword_postings.HELD_FROM_FIRST_SEARCH
@@ -276,8 +300,8 @@ class KeywordIndex:
         self,
         conn: sqlite3.Connection,
         tokens: list[str],
+        key: tuple[ScopeId, tuple[str, ...]],
         keys: dict[str, str],
-        statuses: Sequence[str],
         entry: ScopeDocs,
         limit: int,
     ) -> KeywordScores:
@@ -285,10 +309,16 @@ class KeywordIndex:
         of scopes too large to hold): MaxScore over the tokens' postings in SQLite
         (:mod:`.keyword_topk`). A token's document frequency, a bound on its largest
         frequency and its shortest memory are read once per entry (the entry keeps them
-        current)."""
+        current), from the scope's statistics (:mod:`.scope_stats`) if it keeps them."""
+        scope, statuses = key
         where, params = _scope_where(keys, statuses, unindexed=True)
         unknown = [t for t in tokens if t not in entry.df]
-        if unknown:  # per token: its instances, the memories holding it, the shortest one
+        kept = self._stats.terms(conn, scope, statuses, unknown) if unknown else None
+        if kept is not None:  # (df, instances, shortest): most in one memory as below
+            entry.remember_df(
+                {t: (df, n - df + 1 if df else 0, k) for t, (df, n, k) in kept.items()}
+            )
+        elif unknown:  # per token: its instances, the memories holding it, the shortest one
             counted = conn.execute(
                 "SELECT v.term, COUNT(*), COUNT(DISTINCT v.doc), MIN(d.length) "
                 "FROM keyword_vocab AS v JOIN keyword_docs AS d ON d.rowid = v.doc "
@@ -339,17 +369,6 @@ class KeywordIndex:
         return scores
 
 
-def _small_scope_rows(
-    conn: sqlite3.Connection, where: str, params: list[object], fts_rows: str
-) -> list[tuple[str, str]] | None:
-    """The (memory id, tokens) rows of the scope ``where`` selects if it has at most
-    :data:`.keyword_postings.SCANNED_MAX_DOCS` of them, else ``None``."""
-    (count,) = conn.execute(f"SELECT COUNT(*) FROM keyword_docs WHERE {where}", params).fetchone()
-    if count > keyword_postings.SCANNED_MAX_DOCS:
-        return None
-    return _scope_rows(conn, where, params, fts_rows).fetchall()
-
-
 def _scope_rows(
     conn: sqlite3.Connection, where: str, params: list[object], fts_rows: str
 ) -> sqlite3.Cursor:
@@ -360,6 +379,10 @@ def _scope_rows(
         f"WHERE doc IN (SELECT rowid FROM keyword_docs WHERE {where})",
         params,
     )
+
+
+def _counted(docs: list[tuple[KeywordDoc, list[str]]]) -> list[Counted]:
+    return [Counted(d.scope, d.status, len(tokens), tokens) for d, tokens in docs]
 
 
 def _scope_where(
@@ -376,26 +399,3 @@ def _scope_where(
         ]
     )
     return where, [*keys.values(), *statuses]
-
-
-def _link_rowids(conn: sqlite3.Connection) -> bool:
-    """Inside the schema transaction: bring the tables to :data:`LAYOUT_VERSION` (one
-    pass over an index written by an older memoweave; nothing is dropped); whether rows
-    changed."""
-    row = conn.execute("SELECT version FROM index_meta WHERE name = 'keyword'").fetchone()
-    if row is not None and row[0] >= LAYOUT_VERSION:
-        return False
-    if conn.execute("SELECT 1 FROM keyword_fts LIMIT 1").fetchone() is not None:
-        columns = "memory_id, user_id, agent_id, run_id, status, tokens"
-        conn.execute(f"CREATE TEMP TABLE keyword_fts_v1 AS SELECT {columns} FROM keyword_fts")
-        conn.execute("DELETE FROM keyword_fts")
-        conn.execute(
-            f"INSERT INTO keyword_fts(rowid, {columns}) SELECT d.rowid, o.memory_id, o.user_id, "
-            "o.agent_id, o.run_id, o.status, o.tokens FROM keyword_fts_v1 AS o "
-            "JOIN keyword_docs AS d ON d.memory_id = o.memory_id"
-        )
-        conn.execute("DROP TABLE keyword_fts_v1")
-    conn.execute(
-        "INSERT OR REPLACE INTO index_meta(name, version) VALUES ('keyword', ?)", (LAYOUT_VERSION,)
-    )
-    return True

@@ -33,9 +33,8 @@ SCANNED_MAX_DOCS = 256
 (one range of the scope index) and scores them (:func:`score_rows`). Holding one costs
 about 1.3 KiB of postings per document and its build more than a scan, and a deployment
 of many small scopes (one per user) searches most of them once in a while: held, ten
-thousand of them would fill the budget and be evicted before their next search."""
-SCANNED_MAX_LINKS = 4 * SCANNED_MAX_DOCS
-"""The entity index's bound of the same kind, in links (a memory has a few)."""
+thousand of them would fill the budget and be evicted before their next search. The
+entity index reads a scope whole under the same bound, in memories with entities."""
 CACHE_TOTAL_DOCS = 200_000
 """Documents held over all cached scopes, at most (least recently searched dropped first)."""
 MAX_KNOWN_DF = 100_000

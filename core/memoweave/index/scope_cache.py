@@ -99,7 +99,8 @@ def chunks(values: list[T], size: int = 500) -> Iterator[list[T]]:
         yield values[start : start + size]
 
 
-def _name(scope: ScopeId) -> str:
+def scope_name(scope: ScopeId) -> str:
+    """A scope's name in the tables (JSON of its ids, so no separator is ambiguous)."""
     return json.dumps(scope, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -150,7 +151,7 @@ class ScopeCache(Generic[E]):
             return
         epoch = self._token(conn, _EPOCH)
         for scope in scopes:
-            name = _name(scope)
+            name = scope_name(scope)
             old, new = (self._token(conn, name), epoch), _new_token()
             self._set(conn, name, new)
             for statuses in list(self._statuses.get(scope, ())):
@@ -178,7 +179,7 @@ class ScopeCache(Generic[E]):
         rows = dict(
             conn.execute(
                 "SELECT scope, token FROM index_tokens WHERE namespace = ? AND scope IN (?, ?)",
-                (self._namespace, _name(scope), _EPOCH),
+                (self._namespace, scope_name(scope), _EPOCH),
             ).fetchall()
         )
         epoch = rows.pop(_EPOCH, 0)

@@ -116,3 +116,30 @@ def test_hook_matching_no_spec_is_unregistered_by_check_pending(plugin_site: Pat
     [failure] = pm.load_failures
     assert (failure.distribution, failure.version) == ("memoweave-fixture-typo", "0.5.0")
     assert "unknown hook register_vectorstores" in failure.error
+
+
+def test_name_and_version_come_from_the_metadata_headers_alone(tmp_path: Path) -> None:
+    """The header block is read as the email parser reads it (first empty line ends it):
+    a ``Version:`` line in the long description, or continued headers, change nothing;
+    every installed distribution gives what ``dist.metadata`` gives."""
+    import importlib.metadata
+
+    from memoweave.plugins.host import distribution_ref
+
+    info = tmp_path / "memoweave_fixture_desc-2.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: memoweave-fixture-desc\nSummary: a long\n"
+        "  summary continued\nVersion: 2.0\nLicense: MIT\n\n"
+        "Version: 9.9\nName: not-the-name\n",
+        encoding="utf-8",
+    )
+    dist = importlib.metadata.PathDistribution(info)
+    assert distribution_ref(dist, "fallback") == DistributionRef("memoweave-fixture-desc", "2.0")
+    assert dist.metadata["Version"] == "2.0"
+    (info / "METADATA").write_text("Metadata-Version: 2.1\n", encoding="utf-8")
+    assert distribution_ref(dist, "fallback") == DistributionRef("fallback", None)
+    for installed in importlib.metadata.distributions():
+        meta = installed.metadata
+        expected = DistributionRef(meta["Name"] or installed.name, meta["Version"])
+        assert distribution_ref(installed, installed.name) == expected

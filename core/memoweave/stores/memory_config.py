@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class InMemoryStoreConfig(BaseModel):
     """``config`` of vector_store ``memory``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     path: str | None = Field(
         default=None,
@@ -21,4 +21,4 @@ class InMemoryStoreConfig(BaseModel):
 class InMemoryGraphConfig(BaseModel):
     """``config`` of graph_store ``memory`` (no settings)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)

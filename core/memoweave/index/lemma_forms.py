@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import sqlite3
 import unicodedata
+from array import array
+from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from itertools import accumulate
 
 from memoweave.index.scope_cache import chunks
 from memoweave.index.tokenize import lemmas, lemmatizer_id
@@ -55,23 +58,74 @@ def rule_lemma(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=1)
-def _dictionary_forms() -> Mapping[str, tuple[bytes, ...]]:
-    """Lowercased lemma -> the UTF-8 dictionary keys with that lemma (loads it)."""
-    from simplemma.strategies.dictionaries import DEFAULT_DICTIONARY_FACTORY
+class _Forms:
+    """Lowercased lemma -> the dictionary keys with that lemma, for simplemma's 76k
+    English lemmas in ~3 MiB (a dict of tuples took ~20 MiB, ~35 resident): one UTF-8
+    line per lemma, sorted (UTF-8 bytes sort as the code points do),
+    ``lemma<US>key<US>key...<RS>``, and where each line starts. Entries holding either
+    separator (none in simplemma 2.0.0) would be kept in a dict instead."""
 
-    dictionary = DEFAULT_DICTIONARY_FACTORY.get_dictionary("en")
-    # simplemma 2.0's bytes -> bytes store: grouped undecoded in half the time
-    pairs = getattr(dictionary, "_dict", None) or {
-        k.encode(): v.encode() for k, v in dictionary.items()
-    }
-    by_value: defaultdict[bytes, list[bytes]] = defaultdict(list)
-    for key, value in pairs.items():
-        by_value[value].append(key)
-    forms: defaultdict[str, list[bytes]] = defaultdict(list)
-    for value, keys in by_value.items():
-        forms[value.decode().lower()].extend(keys)
-    return {lemma: tuple(keys) for lemma, keys in forms.items()}
+    def __init__(self, pairs: Iterable[tuple[bytes, bytes]]) -> None:
+        by_value: defaultdict[bytes, list[bytes]] = defaultdict(list)
+        for key, value in pairs:  # grouped undecoded first: each value decoded once
+            by_value[value].append(key)
+        grouped: defaultdict[bytes, list[bytes]] = defaultdict(list)
+        for value, keys in by_value.items():
+            grouped[value.decode().lower().encode()].extend(keys)
+        del by_value
+        lines = [_US_BYTE.join((lemma, *keys)) for lemma, keys in sorted(grouped.items())]
+        self._starts = array("I", accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+        self._text = _RS_BYTE.join(lines)
+        self._dict: dict[str, tuple[str, ...]] | None = None
+        keys_total = sum(len(keys) for keys in grouped.values())
+        if self._text.count(_US_BYTE) != keys_total or self._text.count(_RS_BYTE) != len(lines) - 1:
+            self._dict = {
+                lemma.decode(): tuple(key.decode() for key in keys)
+                for lemma, keys in grouped.items()
+            }
+            self._starts, self._text = array("I"), b""
+
+    def _lemma_at(self, line: int) -> bytes:
+        start = self._starts[line]
+        return self._text[start : self._text.index(_US_BYTE, start)]
+
+    def get(self, lemma: str) -> tuple[str, ...]:
+        """The keys whose lemma lowercases to ``lemma`` (none if it is no lemma)."""
+        if self._dict is not None:
+            return self._dict.get(lemma, ())
+        wanted = lemma.encode()
+        line = bisect_left(range(len(self._starts)), wanted, key=self._lemma_at)
+        if line == len(self._starts) or self._lemma_at(line) != wanted:
+            return ()
+        start = self._starts[line]
+        end = self._text.find(_RS_BYTE, start)
+        return tuple(self._text[start : None if end < 0 else end].decode().split(_US)[1:])
+
+
+_US, _RS = "\x1f", "\x1e"
+_US_BYTE, _RS_BYTE = _US.encode(), _RS.encode()
+
+
+@lru_cache(maxsize=1)
+def _dictionary_forms() -> _Forms:
+    """The dictionary's forms of each lemma (loads it; ~0.3 s once per process)."""
+    from simplemma.strategies.dictionaries import LOW_MEMORY_DICTIONARY_FACTORY
+
+    return _Forms(_entries(LOW_MEMORY_DICTIONARY_FACTORY.get_dictionary("en")))
+
+
+def _entries(dictionary: Mapping[str, str]) -> Iterator[tuple[bytes, bytes]]:
+    """(key, value) of a simplemma dictionary, UTF-8. simplemma 2.0's ``low_memory``
+    store is read as its front-coded records in one pass (looking each key up again would
+    decode its block once per key)."""
+    data, start, rev = (getattr(dictionary, name, None) for name in ("_data", "_pos", "_rev"))
+    if not isinstance(data, bytes) or not isinstance(start, int):
+        yield from ((key.encode(), value.encode()) for key, value in dictionary.items())
+        return
+    from simplemma.strategies.dictionaries import frontcode
+
+    for _, key, value in frontcode._iter_records(data, start):
+        yield (key[::-1], value[::-1]) if rev else (key, value)
 
 
 def with_forms(conn: sqlite3.Connection, lemmatizer: str, known: dict[str, str]) -> None:
@@ -79,7 +133,7 @@ def with_forms(conn: sqlite3.Connection, lemmatizer: str, known: dict[str, str])
     written) every form of its lemmas and, once per home, of those the table already
     holds (see the module docstring); nothing for a lemmatizer :func:`rule_lemma` does not
     reproduce. Lemmas of words the table holds have their forms: the dictionary's forms
-    are grouped (~0.15 s once per process) only when a new word comes."""
+    are grouped (~0.3-0.5 s once per process) only when a new word comes."""
     if lemmatizer != EMULATED:
         return
     stored = {w for chunk in chunks(list(known)) for w, _ in _rows(conn, lemmatizer, chunk)}
@@ -93,12 +147,14 @@ def with_forms(conn: sqlite3.Connection, lemmatizer: str, known: dict[str, str])
             )
         )
         conn.execute("INSERT INTO index_meta(name, version) VALUES (?, 1)", (marker,))
-    forms = _dictionary_forms() if pending else {}
+    if not pending:
+        return
+    forms = _dictionary_forms()
     expanded: set[str] = set()
     while pending:
         lemma = pending.pop()
         expanded.add(lemma)
-        words = {lemma, *(key.decode().lower() for key in forms.get(lemma, ()))}
+        words = {lemma, *(key.lower() for key in forms.get(lemma))}
         new = [w for w in words if w not in known]
         for word, its_lemma in lemmas(new)[1].items():
             known[word] = its_lemma

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from memoweave.config.models import MemoryConfig, ProviderSpec
 from memoweave.config.sections import ExtractionConfig, RetrievalConfig
@@ -26,8 +25,8 @@ from memoweave.providers.llm import LLM
 from memoweave.providers.reranker import Reranker
 from memoweave.providers.store_embedder import StoreEmbedder
 from memoweave.providers.vector_store import VectorStore
+from memoweave.runtime.background import Background
 
-T = TypeVar("T")
 _INTERFACES: dict[str, type] = {
     "llm": LLM,
     "embedder": Embedder,
@@ -113,43 +112,27 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
         "reranker": cfg.reranker,
         "graph_store": cfg.graph_store,
     }
-    built: dict[str, Any] = {}
-    for kind, interface in _INTERFACES.items():
-        instance = overrides.get(kind)
-        if instance is not None:
-            if not isinstance(instance, interface):
-                raise ValidationError(
-                    f"{kind}= must be a {interface.__name__}, got {type(instance).__name__}",
-                    hint=f"Subclass memoweave.providers.{interface.__name__} "
-                    "or configure a provider.",
-                )
-            built[kind] = instance
-            continue
-        spec = specs[kind]
-        if spec is None:
-            built[kind] = None
-            continue
+    pending: Background[Embedder] | None = None
+    default_stack = _default_stack(cfg, overrides)
+    if default_stack:
+        # The embedded default store does not embed text itself, so the default embedder
+        # (a model load, typically the slowest step) is started before the store is
+        # created: its onnxruntime session builds (outside the GIL) while this thread
+        # creates the store and opens the history and the side indexes.
         if registry is None:
             from memoweave.plugins import load_registry
 
             registry = load_registry()
-        try:
-            validated = registry.validate_config(  # errors name the YAML file and line
-                kind, spec.provider, spec.config, file=cfg.source, locate=cfg.locator
-            )
-            built[kind] = registry.create(kind, spec.provider, validated)
-        except BaseException as exc:
-            _close_built(built, overrides)
-            default_store = kind == "vector_store" and cfg.vector_store is None
-            if isinstance(exc, ProviderNotFound) and default_store:
-                raise default_stack_missing(exc) from exc
-            raise
-    store: VectorStore = built["vector_store"]
-    given = built["embedder"]
-    # the embedder (a model load, typically the slowest step) is made on another thread
-    # while this one opens the history and the side indexes
-    pending = _Background(lambda: _embedder_for(store, given, registry))
+        loaded = registry
+        pending = Background(lambda: _default_embedder(loaded))
+    built: dict[str, Any] = {}
     try:
+        for kind, interface in _INTERFACES.items():
+            registry = _build_one(kind, interface, specs[kind], cfg, overrides, registry, built)
+        store: VectorStore = built["vector_store"]
+        if pending is None:  # the others: once the store says whether it embeds text
+            given, loaded = built["embedder"], registry
+            pending = Background(lambda: _embedder_for(store, given, loaded))
         history = HistoryStore(cfg.history_db_path or default_history_path())
         try:
             indexes = SideIndexes.open(
@@ -159,14 +142,18 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
             history.close()
             raise
     except BaseException:
-        with contextlib.suppress(Exception):
-            made = pending.result()
-            if made is not given:
-                made.close()
+        if pending is not None:
+            with contextlib.suppress(Exception):
+                made = pending.result()
+                if made is not built.get("embedder"):
+                    made.close()
         _close_built(built, overrides)
         raise
     try:
         built["embedder"] = pending.result()
+        if default_stack and store.capabilities.embeds_text:  # what _embedder_for would do
+            built["embedder"].close()
+            built["embedder"] = StoreEmbedder(store)
     except BaseException:
         history.close()
         _close_built(built, overrides)
@@ -183,6 +170,56 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
     )
 
 
+def _default_stack(cfg: MemoryConfig, overrides: Mapping[str, Any]) -> bool:
+    """Whether the embedder and the store are the embedded defaults (none configured or
+    passed)."""
+    return (
+        cfg.embedder is None
+        and cfg.vector_store is None
+        and overrides.get("embedder") is None
+        and overrides.get("vector_store") is None
+    )
+
+
+def _build_one(
+    kind: str,
+    interface: type,
+    spec: ProviderSpec | None,
+    cfg: MemoryConfig,
+    overrides: Mapping[str, Any],
+    registry: Any,
+    built: dict[str, Any],
+) -> Any:
+    """Put the ``kind`` provider into ``built`` (the override, the configured one or
+    ``None``); returns the registry (loaded here when first needed)."""
+    instance = overrides.get(kind)
+    if instance is not None:
+        if not isinstance(instance, interface):
+            raise ValidationError(
+                f"{kind}= must be a {interface.__name__}, got {type(instance).__name__}",
+                hint=f"Subclass memoweave.providers.{interface.__name__} or configure a provider.",
+            )
+        built[kind] = instance
+        return registry
+    if spec is None:
+        built[kind] = None
+        return registry
+    if registry is None:
+        from memoweave.plugins import load_registry
+
+        registry = load_registry()
+    try:
+        validated = registry.validate_config(  # errors name the YAML file and line
+            kind, spec.provider, spec.config, file=cfg.source, locate=cfg.locator
+        )
+        built[kind] = registry.create(kind, spec.provider, validated)
+    except ProviderNotFound as exc:
+        if kind == "vector_store" and cfg.vector_store is None:
+            raise default_stack_missing(exc) from exc
+        raise
+    return registry
+
+
 def _embedder_for(store: VectorStore, embedder: Embedder | None, registry: Any) -> Embedder:
     """The configured embedder; else the store's own embedding when it embeds text itself
     (``capabilities.embeds_text``), else the embedded default."""
@@ -197,6 +234,11 @@ def _embedder_for(store: VectorStore, embedder: Embedder | None, registry: Any) 
         return StoreEmbedder(store)
     if embedder is not None:
         return embedder
+    return _default_embedder(registry)
+
+
+def _default_embedder(registry: Any) -> Embedder:
+    """The embedded default embedder."""
     if registry is None:
         from memoweave.plugins import load_registry
 
@@ -207,28 +249,6 @@ def _embedder_for(store: VectorStore, embedder: Embedder | None, registry: Any) 
         return default
     except ProviderNotFound as exc:
         raise default_stack_missing(exc) from exc
-
-
-class _Background(Generic[T]):
-    """``fn()`` running on a daemon thread; :meth:`result` waits, then returns or raises."""
-
-    def __init__(self, fn: Callable[[], T]) -> None:
-        self._value: T | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(fn,), daemon=True)
-        self._thread.start()
-
-    def _run(self, fn: Callable[[], T]) -> None:
-        try:
-            self._value = fn()
-        except BaseException as exc:  # re-raised by result() on the caller's thread
-            self._error = exc
-
-    def result(self) -> T:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value  # type: ignore[return-value]  # set when there is no error
 
 
 def _close_built(built: dict[str, Any], overrides: dict[str, Any]) -> None:

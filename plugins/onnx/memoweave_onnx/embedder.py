@@ -15,15 +15,16 @@ from typing import Any
 from memoweave.errors import EmbeddingError, MemoweaveError
 from memoweave.providers.checks import check_purpose, check_texts
 from memoweave.providers.embedder import Embedder, Purpose
+from memoweave.runtime.background import Background
 from memoweave_onnx._resources import model_file, tokenizer_file
 from memoweave_onnx.config import OnnxEmbedderConfig
 from memoweave_onnx.model_cache import default_cache_dir
 from memoweave_onnx.runtime import (
+    HEAP_TRIM,
     batch_feed,
     import_runtime,
     load_session,
     load_tokenizer,
-    release_freed_heap,
 )
 from memoweave_onnx.st_export import read_export
 
@@ -33,32 +34,27 @@ _REQUIRED_INPUTS = ("input_ids", "attention_mask")
 class OnnxEmbedder(Embedder):
     """Embeds texts with an ONNX encoder (see the module docstring). The model is prepared
     at construction (:mod:`memoweave_onnx.model_cache`), the tokenizer and the onnxruntime
-    session are read and built from there on another thread; the first ``embed`` waits
-    for them and raises their error (``bad_tokenizer``, ``bad_model``) if one failed."""
+    session are read and built on other threads; the first ``embed`` waits for them and
+    raises their error (``bad_tokenizer``, ``bad_model``) if one failed."""
 
     def __init__(self, config: OnnxEmbedderConfig | None = None) -> None:
         self.config = resolve(config or OnnxEmbedderConfig())
         self.model_path = model_file(self.config.model_path)
         self.tokenizer_path = tokenizer_file(self.config.tokenizer_path)
-        self._np, ort, tokenizers = import_runtime(EmbeddingError)
-        self._tokenizer: Any = None
-
-        def read_tokenizer() -> None:
-            self._tokenizer = load_tokenizer(
-                tokenizers, self.tokenizer_path, self.config.max_length, EmbeddingError
-            )
-
-        # the tokenizer and the session are built on another thread (both mostly outside
-        # the GIL): the caller opens its store meanwhile, the first embed waits (inputs
-        # and width come from the prepared model when its bytes can be read)
+        # the tokenizer is read on its own thread (tokenizers releases the GIL) while this
+        # one imports onnxruntime; the session is built on another from there (the caller
+        # opens its store meanwhile); the first embed waits for both
+        self._tokenizer: Background[Any] = Background(
+            self._read_tokenizer, name="memoweave-onnx-tokenizer"
+        )
+        self._np, ort, _ = import_runtime(EmbeddingError)
         self._session: Any = load_session(
             ort,
             self.model_path,
             self.config.intra_op_threads,
             EmbeddingError,
-            background=True,
+            background=True,  # inputs and width come from the prepared model when it parses
             cache_dir=cache_dir(self.config),
-            before_build=read_tokenizer,
         )
         io = self._session.io
         if io is not None:
@@ -74,6 +70,13 @@ class OnnxEmbedder(Embedder):
                 details={"reason": "bad_model", "inputs": sorted(self._input_names)},
             )
         self._dims: int | None = last_dim if isinstance(last_dim, int) else None
+
+    def _read_tokenizer(self) -> Any:
+        import tokenizers
+
+        return load_tokenizer(
+            tokenizers, self.tokenizer_path, self.config.max_length, EmbeddingError
+        )
 
     @property
     def dims(self) -> int | None:
@@ -103,25 +106,22 @@ class OnnxEmbedder(Embedder):
 
     def _embed_all(self, items: list[str]) -> Any:
         np = self._np
-        if self._tokenizer is None:  # read on the session's thread, before the session
-            self._session.wait()
-        encodings = self._tokenizer.encode_batch(items)
+        encodings = self._tokenizer.result().encode_batch(items)
         order = sorted(range(len(items)), key=lambda i: len(encodings[i].ids))
         widths = [len(encodings[i].ids) for i in order]
         out: Any = None
-        passes = 0
-        for start, stop in batches(widths, self.config.batch_size, self.config.batch_tokens):
-            chunk = order[start:stop]
-            vectors = self._run([encodings[i] for i in chunk])
-            if out is None:
-                out = np.empty((len(items), vectors.shape[1]), dtype=np.float32)
-            out[chunk] = vectors
-            passes += 1
-        if passes > 1:
-            # Without its arena, onnxruntime frees each pass's buffers to the C heap, which
-            # glibc keeps: +45-75 MiB resident after a few batched calls. Handing it back
-            # costs 5-30 ms, ~1 % of such a call; a one-pass call (a query) skips it.
-            release_freed_heap()
+        with HEAP_TRIM.busy():
+            spans = list(batches(widths, self.config.batch_size, self.config.batch_tokens))
+            for start, stop in spans:
+                chunk = order[start:stop]
+                vectors = self._run([encodings[i] for i in chunk])
+                if out is None:
+                    out = np.empty((len(items), vectors.shape[1]), dtype=np.float32)
+                out[chunk] = vectors
+            if len(spans) > 1:
+                # the heap onnxruntime freed between passes goes back once calls stop
+                # (a query is one pass and frees little)
+                HEAP_TRIM.request()
         return out
 
     def _run(self, encodings: list[Any]) -> Any:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,6 +40,7 @@ from memoweave.errors import VectorStoreError
 from memoweave.providers.file_lock import ExclusiveFileLock
 from memoweave.providers.vector_store import HASH_KEY, SCOPE_KEYS, Metric
 from memoweave_qdrant.edge_index import candidate_params, candidates, exact_params, shard_config
+from memoweave_qdrant.edge_pages import drop_cached_pages, release_read_once
 from memoweave_qdrant.engine import Engine, Row
 from memoweave_qdrant.filters import Clause, Condition, IsEmpty, Match, Range, Substring
 
@@ -72,6 +74,9 @@ class EdgeEngine(Engine):
         engine holds the collection's lock, so no one else changes it."""
         self._lock: ExclusiveFileLock | None = None
         self._lock_name: str | None = None
+        self._mapping = threading.Lock()
+        """Held by every call that can map or unmap shard files (load, writes, flush,
+        close) and by :func:`release_read_once`, which advises addresses it read."""
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, name: str, dims: int, metric: Metric, *, create: bool) -> tuple[int, Metric]:
@@ -104,9 +109,11 @@ class EdgeEngine(Engine):
             _sync_dir(self._root)
         # An existing shard gets the same configuration: Qdrant Edge checks dims and
         # metric against it; its segments are indexed by the next optimisation.
-        self._shard = q.EdgeShard.load(str(folder / "shard"), self._config(dims, metric))
+        with self._mapping:
+            self._shard = q.EdgeShard.load(str(folder / "shard"), self._config(dims, metric))
+            release_read_once(folder / "shard")
         self._segments = folder / "shard" / "segments"
-        _drop_cached_pages(self._segments)
+        drop_cached_pages(self._segments)
         if self._threshold_kb:  # a quarter of a threshold's worth of points (4 B/dimension)
             self._optimize_every = max(1, self._threshold_kb * 1024 // (dims * 4) // 4)
             self._written = self._optimize_every  # the first write checks the shard
@@ -123,13 +130,15 @@ class EdgeEngine(Engine):
         """Apply a write of ``points`` points (the point count is read again after it,
         even after a failed one)."""
         self._points = None
-        self._shard.update(operation)
-        self._wrote(points)
+        with self._mapping:
+            self._shard.update(operation)
+            self._wrote(points)
 
     def _wrote(self, points: int) -> None:
         """Count ``points`` written; optimise the shard once enough have been. A flush
         after a pass that changed segments releases the ones it replaced (until then
-        they stay on disk and mapped: at 100k, hundreds of MiB of resident memory)."""
+        they stay on disk and mapped: at 100k, hundreds of MiB of resident memory), and
+        the log pages written until then (see :mod:`.edge_pages`)."""
         self._unflushed = True
         self._written += points
         if self._optimize_every and self._written >= self._optimize_every:
@@ -138,7 +147,8 @@ class EdgeEngine(Engine):
                 self._shard.flush()
                 self._unflushed = False
                 if self._segments is not None:  # the segments just written
-                    _drop_cached_pages(self._segments)
+                    release_read_once(self._segments.parent)
+                    drop_cached_pages(self._segments)
 
     def _read_meta(self, name: str) -> dict[str, Any]:
         meta_file = self._root / name / _META
@@ -236,7 +246,8 @@ class EdgeEngine(Engine):
             wanted.append((text_field, text))
         for key, params in wanted:
             if key not in existing:
-                self._shard.update(q.UpdateOperation.create_field_index(key, params))
+                with self._mapping:
+                    self._shard.update(q.UpdateOperation.create_field_index(key, params))
                 self._unflushed = True
 
     def drop(self, name: str) -> None:
@@ -263,11 +274,12 @@ class EdgeEngine(Engine):
         self._points = None
         unflushed, self._unflushed = self._unflushed, False
         if shard is not None:
-            try:
-                if unflushed:
-                    shard.flush()
-            finally:
-                shard.close()
+            with self._mapping:
+                try:
+                    if unflushed:
+                        shard.flush()
+                finally:
+                    shard.close()
 
     # -- writes ----------------------------------------------------------------------
     def upsert(self, points: Sequence[tuple[UUID, list[float], dict[str, Any]]]) -> None:
@@ -415,38 +427,6 @@ def _write_json(path: Path, value: Any) -> None:
         os.fsync(handle.fileno())
     os.replace(tmp, path)
     _sync_dir(path.parent)
-
-
-_COLD_FILES = ("*/vector_storage/matrix.dat", "*/payload_storage/page_*.dat")
-"""Qdrant Edge's files of original vectors and payloads in a segments folder."""
-
-
-def _drop_cached_pages(segments: Path) -> None:
-    """Drop the page cache of the segments' original vectors and payloads (stored
-    ``Memory.Cold``) where no mapping uses it (``POSIX_FADV_DONTNEED``: an advice that
-    never changes data; mapped, dirty or locked pages stay).
-
-    A search reads a few vectors and payloads at random; the kernel maps every cached
-    page around a faulting one (fault-around, 64 KiB), so files still in the page cache
-    (a home just copied or written, the segments an optimisation just built: Qdrant Edge
-    drops them from the cache only when it closes a shard) became resident in full: at
-    100k, 139 instead of 53 MiB of vectors and 50 instead of 25 of payloads after 120
-    searches. ~1 ms for the 12 files of 100k memories."""
-    advise = getattr(os, "posix_fadvise", None)
-    if advise is None:  # pragma: no cover - not on this platform
-        return
-    for pattern in _COLD_FILES:
-        for path in segments.glob(pattern):
-            try:
-                fd = os.open(path, os.O_RDONLY)
-            except OSError:  # a segment an optimisation removed meanwhile
-                continue
-            try:
-                advise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            except OSError:
-                pass
-            finally:
-                os.close(fd)
 
 
 def _sync_dir(folder: Path) -> None:

@@ -1,0 +1,127 @@
+"""Qdrant Edge's pages read once at load (issue 14): its write-ahead log and the storage
+of the appendable segment's payload indexes are not kept resident after the shard loads
+or after an optimisation pass, and no write is lost for it (real shard, real process
+exit without a close)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memoweave.filters import parse_filter
+from memoweave.providers.vector_store import VectorRecord
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="/proc/self/smaps and madvise"
+)
+DIMS = 16
+SCOPE = parse_filter({"user_id": "u"})
+
+
+def _records(count: int, start: int = 0) -> list[VectorRecord]:
+    vectors = np.random.default_rng(start).standard_normal((count, DIMS)).astype(np.float32)
+    return [
+        VectorRecord(str(uuid.UUID(int=n + 1)), v.tolist(), {"user_id": "u", "n": n})
+        for n, v in enumerate(vectors, start)
+    ]
+
+
+def _resident_kb(shard: Path) -> dict[str, int]:
+    """Resident KiB of this process's mappings under ``shard``: its log, the payload
+    indexes' gridstores (folders with a ``tracker.dat``), everything else."""
+    out = {"wal": 0, "gridstore": 0, "other": 0}
+    kind = None
+    prefix = str(shard.resolve())
+    with open("/proc/self/smaps", encoding="utf-8") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if not line[0].isupper() or not fields[0].endswith(":"):  # a mapping's header
+                path = Path(fields[5]) if len(fields) > 5 else None
+                kind = None
+                if path is not None and str(path).startswith(prefix):
+                    rel = path.relative_to(shard.resolve()).parts
+                    kind = (
+                        "wal"
+                        if rel[0] == "wal"
+                        else "gridstore"
+                        if "payload_index" in rel and (path.parent / "tracker.dat").exists()
+                        else "other"
+                    )
+            elif fields[0] == "Rss:" and kind is not None:
+                out[kind] += int(fields[1])
+    return out
+
+
+def test_opening_keeps_nothing_of_the_log_and_index_storage_it_read(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    """Loading reads the log up to its end and each payload index's gridstore in full (4
+    MiB a field, whatever it holds); none of it stays mapped once the shard is open."""
+    config = {"path": str(tmp_path / "edge")}
+    store = qdrant_make_store(config)
+    store.ensure_collection("c", DIMS)
+    records = _records(300)
+    store.upsert(records)
+    store.close()
+    shard = tmp_path / "edge" / "c" / "shard"
+
+    again = qdrant_make_store(config)
+    again.ensure_collection("c", DIMS)
+    resident = _resident_kb(shard)
+    assert resident["wal"] == resident["gridstore"] == 0, resident
+    assert again.count() == 300
+    hits = again.search(records[5].vector, top_k=1, filter=SCOPE)
+    assert hits[0].id == records[5].id
+    again.upsert(_records(20, start=300))  # the log and the indexes take writes as before
+    assert again.count(filter=SCOPE) == 320
+    again.close()
+    last = qdrant_make_store(config)
+    last.ensure_collection("c", DIMS)
+    assert last.count(filter=SCOPE) == 320
+    assert last.get([records[7].id])[0].payload["n"] == 7
+
+
+_WRITER = """
+import json, sys, uuid
+import numpy as np
+sys.path.insert(0, {tests!r})
+from test_edge_pages import _records, _resident_kb
+from pathlib import Path
+from memoweave.plugins import load_registry
+store = load_registry().create("vector_store", "qdrant", {config!r})
+store.ensure_collection("c", 16)
+store.upsert(_records(900))  # past the 4 KB threshold: optimised and flushed
+after_optimise = _resident_kb(Path({shard!r}))
+store.upsert(_records(50, start=900))  # logged after the release, never flushed
+print(json.dumps(after_optimise), flush=True)
+import os
+os._exit(0)  # no close, no flush: only the log holds the last 50
+"""
+
+
+def test_a_writer_releases_its_log_after_an_optimisation_and_loses_nothing(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4}
+    shard = tmp_path / "edge" / "c" / "shard"
+    script = _WRITER.format(tests=str(Path(__file__).parent), config=config, shard=str(shard))
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["wal"] == 0
+    store = qdrant_make_store(config)
+    store.ensure_collection("c", DIMS)
+    assert store.count() == 950
+    for record in (_records(900)[3], _records(50, start=900)[49]):
+        (got,) = store.get([record.id], with_vectors=True)
+        assert got.payload == record.payload
+        assert np.allclose(got.vector, record.vector, atol=1e-6)

@@ -87,3 +87,28 @@ def test_a_missing_default_embedder_names_the_stack_install(home: Path) -> None:
         Memory(registry=registry)
     assert "memoweave[embedded]" in info.value.hint
     assert registry.made["vector_store"]._closed  # made meanwhile, closed on the way out
+
+
+def test_the_writer_is_made_once_by_the_first_writes(home: Path) -> None:
+    """A Memory that only searches never makes its writer (the write path is imported by
+    the first write); eight threads writing first at once all go through one writer."""
+    memory = Memory()
+    try:
+        memory.search("anything", user_id="maya")
+        assert memory._ops._writer is None
+        barrier, seen = threading.Barrier(8), []
+
+        def first_write(i: int) -> None:
+            barrier.wait(10)
+            memory.add(f"Maya owns {i} cellos", user_id="maya", infer=False)
+            seen.append(memory._ops.writer)
+
+        threads = [threading.Thread(target=first_write, args=(i,)) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert len(seen) == 8 and all(writer is seen[0] for writer in seen)
+        assert len(memory.get_all(user_id="maya")["results"]) == 8
+    finally:
+        memory.close()

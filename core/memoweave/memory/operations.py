@@ -14,20 +14,17 @@ the memories it changes (:class:`memoweave.memory.writer.MemoryWriter`). Opening
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoweave.errors import NotFound, ValidationError
-from memoweave.memory.actions import DeleteMemory, EditMemory, ExtractionRequest
-from memoweave.memory.add_context import extraction_context, stored_message
 from memoweave.memory.clock import utcnow
 from memoweave.memory.items import result_item, to_item
 from memoweave.memory.lifecycle import Lifecycle
-from memoweave.memory.messages import normalize_messages
 from memoweave.memory.metadata import validate_metadata
 from memoweave.memory.read_filter import scoped_read, visible_statuses
 from memoweave.memory.scope import Scope
-from memoweave.memory.strategies import select_strategy
 from memoweave.memory.validate import (
     check_bool,
     check_expiration,
@@ -40,12 +37,18 @@ from memoweave.memory.validate import (
     check_top_k,
 )
 from memoweave.memory.wiring import MemoryProviders
-from memoweave.memory.write_plan import PreparedWrite, WriteContext
-from memoweave.memory.writer import MemoryWriter
 from memoweave.providers.vector_store import StoredRecord
 from memoweave.retrieval import Retriever
 from memoweave.runtime.ordering import Coordinator
 from memoweave.runtime.steps import Steps, call, done
+
+if TYPE_CHECKING:
+    from memoweave.memory.write_plan import PreparedWrite
+    from memoweave.memory.writer import MemoryWriter
+
+# The write path (actions, strategies, the writer and what they import) is imported by
+# the first write: a process that only searches, such as ``memoweave search``, never
+# loads it.
 
 
 class MemoryOperations:
@@ -54,14 +57,8 @@ class MemoryOperations:
     def __init__(self, providers: MemoryProviders, coordinator: Coordinator) -> None:
         self.providers = providers
         self.coordinator = coordinator
-        self.writer = MemoryWriter(
-            providers.vector_store,
-            providers.embedder,
-            providers.history,
-            providers.indexes,
-            coordinator,
-            providers.graph_store,
-        )
+        self._writer: MemoryWriter | None = None
+        self._writer_made = threading.Lock()
         self.retriever = Retriever(
             store=providers.vector_store,
             embedder=providers.embedder,
@@ -72,6 +69,27 @@ class MemoryOperations:
         )
         self.lifecycle = Lifecycle(providers, coordinator)
         self._max_text = providers.config.limits.max_text_chars
+
+    @property
+    def writer(self) -> MemoryWriter:
+        """The executor of every write, made by the first one (once, whichever thread)."""
+        writer = self._writer
+        if writer is None:
+            with self._writer_made:
+                if self._writer is None:
+                    from memoweave.memory.writer import MemoryWriter
+
+                    p = self.providers
+                    self._writer = MemoryWriter(
+                        p.vector_store,
+                        p.embedder,
+                        p.history,
+                        p.indexes,
+                        self.coordinator,
+                        p.graph_store,
+                    )
+                writer = self._writer
+        return writer
 
     # -- writes -----------------------------------------------------------------------------
 
@@ -90,6 +108,12 @@ class MemoryOperations:
         observed_at: Any = None,
     ) -> Steps[dict[str, Any]]:
         """See :meth:`memoweave.Memory.add`."""
+        from memoweave.memory.actions import ExtractionRequest
+        from memoweave.memory.add_context import extraction_context, stored_message
+        from memoweave.memory.messages import normalize_messages
+        from memoweave.memory.strategies import select_strategy
+        from memoweave.memory.write_plan import WriteContext
+
         scope = Scope.of(user_id=user_id, agent_id=agent_id, run_id=run_id, operation="add()")
         normalized = normalize_messages(messages)
         check_text_size("messages", sum(len(m.text) for m in normalized), self._max_text)
@@ -171,6 +195,9 @@ class MemoryOperations:
         scope = _optional_scope(user_id, agent_id, run_id)
         yield from self.ensure_ready()
         record = yield from self._fetch(memory_id, scope)
+        from memoweave.memory.actions import EditMemory
+        from memoweave.memory.write_plan import WriteContext
+
         ctx = WriteContext(scope=scope, now=utcnow())
         action = EditMemory(memory_id, text=text, metadata=meta)
         written = yield from self.writer.write(_scope_key(record), [action], ctx)
@@ -192,6 +219,9 @@ class MemoryOperations:
         scope = _optional_scope(user_id, agent_id, run_id)
         yield from self.ensure_ready()
         record = yield from self._fetch(memory_id, scope)
+        from memoweave.memory.actions import DeleteMemory
+        from memoweave.memory.write_plan import WriteContext
+
         ctx = WriteContext(scope=scope, now=utcnow())
         yield from self.writer.write(_scope_key(record), [DeleteMemory(memory_id)], ctx)
         return {"message": "Memory deleted successfully!"}
@@ -204,6 +234,8 @@ class MemoryOperations:
             user_id=user_id, agent_id=agent_id, run_id=run_id, operation="delete_all()"
         )
         yield from self.ensure_ready()
+        from memoweave.memory.write_plan import WriteContext
+
         ctx = WriteContext(scope=scope, now=utcnow())
         graph = self.providers.graph_store
 

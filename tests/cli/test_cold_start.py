@@ -236,3 +236,34 @@ def test_registering_the_plugins_builds_none_of_their_config_models() -> None:
     report = json.loads(done.stdout)
     assert report["plugins"] >= 4 and report["before"] == []
     assert report["after"] == ["vector_store:qdrant"]
+
+
+_CORE_MODELS = """
+import json
+import memoweave
+from memoweave.config.base import ConfigModel
+def built():
+    seen, stack = [], list(ConfigModel.__subclasses__())
+    while stack:
+        model = stack.pop()
+        stack.extend(model.__subclasses__())
+        if model.__pydantic_complete__:
+            seen.append(model.__name__)
+    return sorted(seen)
+at_import = built()
+from memoweave.config import MemoryConfig
+MemoryConfig()
+print(json.dumps({"at_import": at_import, "after": built()}))
+"""
+
+
+def test_importing_memoweave_builds_no_config_model() -> None:
+    """The core's config models are built on first validation too (``defer_build``): an
+    import builds none, the default configuration builds the ones it validates."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CORE_MODELS], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["at_import"] == []
+    assert {"MemoryConfig", "RetrievalConfig", "ServerConfig"} <= set(report["after"])

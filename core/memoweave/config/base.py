@@ -31,9 +31,11 @@ def raw_validation_errors() -> Iterator[None]:
 
 class ConfigModel(BaseModel):
     """Base of every configuration model: unknown fields are errors, and direct
-    construction raises :class:`memoweave.errors.ConfigError` (not pydantic's error)."""
+    construction raises :class:`memoweave.errors.ConfigError` (not pydantic's error).
+    Each model's validator is built by its first validation (``defer_build``), so
+    importing memoweave builds none and a process builds only the ones it uses."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     def __init__(self, **data: Any) -> None:
         if _RAW_ERRORS.get():

@@ -45,10 +45,15 @@ class PreparedModel:
     """Whether the graph computes on integers (then it is never run unoptimised)."""
 
 
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/memoweave/onnx``, else ``~/.cache/memoweave/onnx``."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base).expanduser() / "memoweave" / "onnx"
+def default_cache_dir() -> Path | None:
+    """``$XDG_CACHE_HOME/memoweave/onnx``, else ``~/.cache/memoweave/onnx``; ``None`` when
+    neither is set nor a home folder known (then no cache is kept)."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    try:
+        folder = Path(base).expanduser() if base else Path.home() / ".cache"
+    except (RuntimeError, KeyError):  # no HOME and no passwd entry for this user
+        return None
+    return folder / "memoweave" / "onnx"
 
 
 def prepare_model(path: Path, cache_dir: Path | None) -> PreparedModel:

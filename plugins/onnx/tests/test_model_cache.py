@@ -116,3 +116,19 @@ def test_model_cache_off_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monk
     embedder.close()
     assert list(tmp_path.iterdir()) == []
     assert model_cache.default_cache_dir() == tmp_path / "memoweave" / "onnx"
+
+
+def test_no_known_home_keeps_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process with neither XDG_CACHE_HOME nor a home folder (HOME unset, no passwd
+    entry) embeds as usual, with the model prepared in memory."""
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    assert model_cache.default_cache_dir() is None
+    embedder = _embedder()
+    assert isinstance(embedder._session._model, bytes)
+    assert len(embedder.embed(["hello"])[0]) == 384
+    embedder.close()

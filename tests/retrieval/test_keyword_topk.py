@@ -146,14 +146,17 @@ def test_an_empty_or_unmatched_query_scores_nothing(
     history.close()
 
 
+@pytest.mark.parametrize("kept_from", [0, 10**9], ids=["kept", "counted"])
 @pytest.mark.parametrize(
     "added", ["porto", "porto porto porto porto porto porto"], ids=["shorter", "more-often"]
 )
 def test_a_write_that_raises_a_tokens_bound_is_ranked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, added: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, added: str, kept_from: int
 ) -> None:
     """A memory shorter than any before, or holding a token more often than any before,
-    can score above what the warm entry's bound allowed until then."""
+    can score above what the warm entry's bound allowed until then; a new connection's
+    bounds (from ``scope_terms`` if kept, else from the postings) allow it too."""
+    monkeypatch.setattr(scope_stats, "TERMS_KEPT_FROM", kept_from)
     monkeypatch.setattr(keyword_postings, "CACHE_MAX_DOCS", 3)
     history = HistoryStore(tmp_path / "h.db")
     index = KeywordIndex(history)
@@ -171,6 +174,7 @@ def test_a_write_that_raises_a_tokens_bound_is_ranked(
         index.upsert(conn, [KeywordDoc("new", added, USER, None, None, "active")])
     hits = ranked(index, "lisbon porto", SCOPE, 3).hits
     assert hits[0][0] == "new"
+    assert ranked(KeywordIndex(history), "lisbon porto", SCOPE, 3).hits == hits
     monkeypatch.setattr(keyword_postings, "CACHE_MAX_DOCS", 20_000)
     assert hits == ranked(KeywordIndex(history), "lisbon porto", SCOPE, 3).hits
     history.close()

@@ -8,6 +8,7 @@ batching so padding stays small; results come back in input order. torch is neve
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from memoweave.errors import EmbeddingError, MemoweaveError
 from memoweave.providers.checks import check_purpose, check_texts
 from memoweave.providers.embedder import Embedder, Purpose
 from memoweave.runtime.background import Background
+from memoweave.runtime.overlap import Overlap
 from memoweave_onnx._resources import model_file, tokenizer_file
 from memoweave_onnx.config import OnnxEmbedderConfig
 from memoweave_onnx.model_cache import default_cache_dir
@@ -48,6 +50,7 @@ class OnnxEmbedder(Embedder):
             self._read_tokenizer, name="memoweave-onnx-tokenizer"
         )
         self._np, ort, _ = import_runtime(EmbeddingError)
+        self._passes = Overlap(name="memoweave-onnx-passes")  # a thread from the first batch
         self._session: Any = load_session(
             ort,
             self.model_path,
@@ -109,20 +112,44 @@ class OnnxEmbedder(Embedder):
         encodings = self._tokenizer.result().encode_batch(items)
         order = sorted(range(len(items)), key=lambda i: len(encodings[i].ids))
         widths = [len(encodings[i].ids) for i in order]
-        out: Any = None
+        spans = batches(widths, self.config.batch_size, self.config.batch_tokens)
+        chunks = [order[start:stop] for start, stop in spans]
         with HEAP_TRIM.busy():
-            spans = list(batches(widths, self.config.batch_size, self.config.batch_tokens))
-            for start, stop in spans:
-                chunk = order[start:stop]
-                vectors = self._run([encodings[i] for i in chunk])
-                if out is None:
-                    out = np.empty((len(items), vectors.shape[1]), dtype=np.float32)
-                out[chunk] = vectors
-            if len(spans) > 1:
+            if len(chunks) == 1:
+                vectors = [self._run([encodings[i] for i in chunks[0]])]
+            else:
+                vectors = self._run_passes(encodings, chunks)
                 # the heap onnxruntime freed between passes goes back once calls stop
                 # (a query is one pass and frees little)
                 HEAP_TRIM.request()
+        out = np.empty((len(items), vectors[0].shape[1]), dtype=np.float32)
+        for chunk, pooled in zip(chunks, vectors, strict=True):
+            out[chunk] = pooled
         return out
+
+    def _run_passes(self, encodings: list[Any], chunks: list[list[int]]) -> list[Any]:
+        """The vectors of each chunk's forward pass, two passes at a time: the calling
+        thread and the embedder's worker each take the next pass until none is left (the
+        worker busy with another call, or in a forked child, the caller runs them all).
+        Two single passes in flight keep both cores busy between the operators' parallel
+        sections, where one pass on two intra-op threads leaves one waiting."""
+        vectors: list[Any] = [None] * len(chunks)
+        pending = deque(range(len(chunks)))
+
+        def drain(_: object) -> None:
+            while pending:
+                try:
+                    k = pending.popleft()
+                except IndexError:  # the other thread took the last one
+                    return
+                try:
+                    vectors[k] = self._run([encodings[i] for i in chunks[k]])
+                except BaseException:
+                    pending.clear()  # the other thread stops after its pass
+                    raise
+
+        self._passes.perform((0, 1), drain)
+        return vectors
 
     def _run(self, encodings: list[Any]) -> Any:
         """Forward one batch of encodings; returns a (batch, dims) float32 array."""
@@ -143,8 +170,10 @@ class OnnxEmbedder(Embedder):
         return pooled.astype(np.float32, copy=False)
 
     def close(self) -> None:
-        """Release the onnxruntime session; later ``embed`` calls raise ``EmbeddingError``."""
+        """Release the onnxruntime session and stop the passes' worker thread; later
+        ``embed`` calls raise ``EmbeddingError``."""
         self._session = None
+        self._passes.close()
 
 
 def batches(widths: Sequence[int], max_rows: int, max_tokens: int) -> Iterator[tuple[int, int]]:

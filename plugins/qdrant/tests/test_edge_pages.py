@@ -125,3 +125,45 @@ def test_a_writer_releases_its_log_after_an_optimisation_and_loses_nothing(
         (got,) = store.get([record.id], with_vectors=True)
         assert got.payload == record.payload
         assert np.allclose(got.vector, record.vector, atol=1e-6)
+
+
+def _cached_pages(path: Path) -> int:
+    """Pages of ``path`` in the page cache (``mincore`` over a private mapping of it,
+    which reads nothing)."""
+    import ctypes
+    import mmap
+
+    size = path.stat().st_size
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    pages = ctypes.create_string_buffer((size + mmap.PAGESIZE - 1) // mmap.PAGESIZE)
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_COPY) as m:
+        start = ctypes.c_char.from_buffer(m)
+        try:
+            assert libc.mincore(ctypes.addressof(start), size, pages) == 0, ctypes.get_errno()
+        finally:
+            del start
+    return sum(byte & 1 for byte in pages.raw)
+
+
+def test_opening_keeps_the_page_cache_the_next_process_loads_from(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    """The log's mappings are released, not its page cache: the next process to load the
+    shard (every ``memoweave search``) reads it from memory, not from disk."""
+    config = {"path": str(tmp_path / "edge")}
+    store = qdrant_make_store(config)
+    store.ensure_collection("c", DIMS)
+    store.upsert(_records(300))
+    store.close()
+    shard = tmp_path / "edge" / "c" / "shard"
+    logs = [p for p in (shard / "wal").iterdir() if p.is_file() and p.stat().st_size]
+    for log in logs:
+        log.read_bytes()  # in the page cache, as a previous process's load left it
+    cached = {log: _cached_pages(log) for log in logs}
+    assert all(cached.values()), cached
+    again = qdrant_make_store(config)
+    again.ensure_collection("c", DIMS)
+    assert _resident_kb(shard)["wal"] == 0  # released from this process
+    assert {log: _cached_pages(log) for log in logs} == cached  # still cached
+    again.close()

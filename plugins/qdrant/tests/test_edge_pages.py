@@ -167,3 +167,31 @@ def test_opening_keeps_the_page_cache_the_next_process_loads_from(
     assert _resident_kb(shard)["wal"] == 0  # released from this process
     assert {log: _cached_pages(log) for log in logs} == cached  # still cached
     again.close()
+
+
+def test_only_shared_mappings_of_the_shards_read_once_files_are_released(tmp_path: Path) -> None:
+    """A private mapping's written pages exist nowhere else: it is never advised; files
+    outside the WAL and the gridstores, and other folders, are left mapped."""
+    import contextlib
+    import mmap
+
+    from memoweave_qdrant.edge_pages import release_read_once
+
+    shard = tmp_path / "shard"
+    (shard / "wal").mkdir(parents=True)
+    (shard / "segments" / "s" / "vector_storage").mkdir(parents=True)
+    log, other = shard / "wal" / "open-1", shard / "segments" / "s" / "vector_storage" / "m"
+    for path in (log, other):
+        path.write_bytes(b"\0" * mmap.PAGESIZE * 4)
+    with contextlib.ExitStack() as stack:
+        log_file = stack.enter_context(open(log, "r+b"))
+        other_file = stack.enter_context(open(other, "r+b"))
+        private = stack.enter_context(mmap.mmap(log_file.fileno(), 0, flags=mmap.MAP_PRIVATE))
+        shared = stack.enter_context(mmap.mmap(log_file.fileno(), 0, flags=mmap.MAP_SHARED))
+        kept = stack.enter_context(mmap.mmap(other_file.fileno(), 0, flags=mmap.MAP_SHARED))
+        private[:5], shared[5:10], kept[:5] = b"mine!", b"log!!", b"keep!"
+        assert release_read_once(shard) == mmap.PAGESIZE * 4  # the shared WAL mapping only
+        assert private[:5] == b"mine!"  # its copy-on-write page survived
+        assert shared[5:10] == b"log!!" and log.read_bytes()[5:10] == b"log!!"
+        assert _resident_kb(shard)["other"] > 0
+        assert release_read_once(tmp_path / "missing") == 0

@@ -7,8 +7,10 @@ arithmetic, and rewrites its int8 embedding tables
 start. The result is kept in a cache folder (default ``$XDG_CACHE_HOME/memoweave/onnx``,
 else ``~/.cache/memoweave/onnx``): ``<key>.json`` (what was read) and, when the graph was
 rewritten, ``<key>.onnx`` (the rewritten model, which onnxruntime then reads itself on
-the session's thread). The key is the file's resolved path, size, mtime, ctime and inode
-and :data:`FORMAT`, so a changed, moved or reinstalled model is prepared again. Writes
+the session's thread). The key is the file's resolved path, size, mtime, ctime and inode,
+:data:`FORMAT` and a digest of the code that prepares it (this module, the rewrite and
+the wire reader), so a changed, moved or reinstalled model, or a memoweave-onnx whose
+preparation changed, is prepared again. Writes
 go to a temporary file renamed into place (two processes preparing at once both write
 whole entries); an entry that does not read back whole is a miss. The cache only ever
 writes its own entries and removes none (a running process may still read an older one:
@@ -18,9 +20,11 @@ error: the model is prepared in memory, as without one.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,7 +91,18 @@ def _prepare(raw: bytes, path: Path) -> tuple[PreparedModel, bytes | None]:
 
 def _key(source: Path, stat: os.stat_result) -> str:
     identity = (FORMAT, str(source), stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
-    return hashlib.sha256(repr(identity).encode()).hexdigest()[:32]
+    return hashlib.sha256(repr(identity).encode() + _code_digest()).hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=1)
+def _code_digest() -> bytes:
+    """A digest of the modules that decide what a prepared model holds (~0.1 ms)."""
+    from memoweave_onnx import int8_tables, wire
+
+    digest = hashlib.sha256()
+    for module in (int8_tables, wire, sys.modules[__name__]):
+        digest.update(Path(module.__file__ or "").read_bytes())
+    return digest.digest()
 
 
 def _read_entry(cache_dir: Path, key: str, source: Path) -> PreparedModel | None:

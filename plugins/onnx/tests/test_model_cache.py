@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from memoweave_onnx import model_cache
 from memoweave_onnx._resources import model_file
+from memoweave_onnx.int8_tables import gather_before_dequantize
 
 from memoweave.plugins import load_registry
 
@@ -54,6 +55,7 @@ def test_a_warm_start_reads_no_model_bytes_and_embeds_the_same(
     }
     copy = next(cache.glob("*.onnx"))
     assert copy.stat().st_size == entry["rewritten_size"]
+    assert copy.read_bytes() == gather_before_dequantize(model_file(None).read_bytes())
 
     def no_reading(*args: Any) -> Any:
         raise AssertionError("a warm start prepared the model again")
@@ -132,3 +134,15 @@ def test_no_known_home_keeps_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(embedder._session._model, bytes)
     assert len(embedder.embed(["hello"])[0]) == 384
     embedder.close()
+
+
+def test_changed_preparing_code_is_prepared_again(
+    tmp_path: Path, reference: list[list[float]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key covers the code that prepares a model: an upgraded rewrite never reads an
+    entry an older one wrote."""
+    cache = tmp_path / "cache"
+    _vectors(cache_dir=str(cache))
+    monkeypatch.setattr(model_cache, "_code_digest", lambda: b"another rewrite")
+    assert _vectors(cache_dir=str(cache)) == reference
+    assert len(_entries(cache)) == 2

@@ -200,13 +200,36 @@ class StagedSession:
         try:
             session = ort.InferenceSession(self._model, options, providers=["CPUExecutionProvider"])
         except Exception as exc:
-            raise _load_error(self._error, self._path, exc) from exc
+            if not self._from_the_file_itself():
+                raise _load_error(self._error, self._path, exc) from exc
+            try:
+                session = ort.InferenceSession(
+                    self._model, options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as again:
+                raise _load_error(self._error, self._path, again) from again
         # onnxruntime keeps the bytes a session was built from (22 MB here) for a fallback
         # to other providers that a CPU-only session never makes; its source calls it bad.
         session.disable_fallback()
         if isinstance(getattr(session, "_model_bytes", None), bytes):
             session._model_bytes = None
         return session
+
+    def _from_the_file_itself(self) -> bool:
+        """Prepare the model from its own file, in memory, when the session was to be built
+        from another file (a cached copy, :mod:`memoweave_onnx.model_cache`, deleted or
+        damaged since, e.g. by a cleaned cache folder before a long-running process's
+        second run); ``False`` when it already was."""
+        if not isinstance(self._model, str) or Path(self._model) in (
+            self._path,
+            self._path.resolve(),
+        ):
+            return False
+        try:
+            self._model = prepare_model(self._path, None).model
+        except OSError:
+            return False
+        return True
 
 
 def _load_error(error: type[MemoweaveError], path: Path, exc: Exception) -> MemoweaveError:

@@ -146,3 +146,32 @@ def test_changed_preparing_code_is_prepared_again(
     monkeypatch.setattr(model_cache, "_code_digest", lambda: b"another rewrite")
     assert _vectors(cache_dir=str(cache)) == reference
     assert len(_entries(cache)) == 2
+
+
+def test_a_cached_copy_damaged_in_place_falls_back_to_the_model_file(
+    tmp_path: Path, reference: list[list[float]]
+) -> None:
+    """Same size, other bytes (the entry reads back whole): onnxruntime rejects the copy,
+    the session is built from the model file itself, the vectors are the same."""
+    cache = tmp_path / "cache"
+    _vectors(cache_dir=str(cache))
+    copy = next(cache.glob("*.onnx"))
+    copy.write_bytes(b"\0" * copy.stat().st_size)
+    assert _vectors(cache_dir=str(cache)) == reference
+
+
+def test_a_copy_removed_under_a_running_process_is_no_error(
+    tmp_path: Path, reference: list[list[float]]
+) -> None:
+    """The optimised session of the second run is built from the file the first one
+    came from: a cache folder cleaned meanwhile is no error for a long-running process."""
+    cache = tmp_path / "cache"
+    _vectors(cache_dir=str(cache))
+    embedder = _embedder(cache_dir=str(cache))
+    assert embedder.embed(TEXTS) == reference
+    shutil.rmtree(cache)
+    second = embedder.embed(TEXTS)  # builds the optimised graph
+    assert embedder._session.optimized
+    for got, want in zip(second, reference, strict=True):
+        assert max(abs(a - b) for a, b in zip(got, want, strict=True)) < 1e-5
+    embedder.close()

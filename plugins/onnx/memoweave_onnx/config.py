@@ -44,7 +44,7 @@ class OnnxEmbedderConfig(BaseModel):
     max_length: int = Field(default=256, ge=8, le=8192, description="Truncate to this many tokens.")
     batch_size: int = Field(default=32, ge=1, le=4096, description="Texts per forward pass.")
     batch_tokens: int = Field(
-        default=256,
+        default=192,
         ge=1,
         le=1_000_000,
         description="Padded tokens per forward pass (texts x the longest): past its first "

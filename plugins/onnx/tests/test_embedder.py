@@ -115,6 +115,21 @@ def test_batched_calls_from_several_threads_at_once_get_their_own_vectors(
     assert together == alone
 
 
+def test_the_default_token_budget_changes_the_passes_not_the_vectors(onnx_default: Any) -> None:
+    """192 padded tokens per pass (faster than 256 with two passes at a time, and less
+    memory at the peak): the vectors of 256-token passes bit for bit."""
+    assert onnx_default.config.batch_tokens == 192
+    texts = [" ".join(SENTENCES[i % 4].split()[: 3 + i % 9]) + f" ({i})" for i in range(60)]
+    wider = _onnx(batch_tokens=256)
+    try:
+        for embedder in (wider, onnx_default):
+            embedder.embed(["warm up"])
+            embedder.embed(["warm up again"])  # the optimised graph from here on
+        assert wider.embed(texts) == onnx_default.embed(texts)
+    finally:
+        wider.close()
+
+
 def test_passes_hold_at_most_batch_size_texts_and_batch_tokens_padded_tokens() -> None:
     assert list(batches([3] * 10, 4, 10_000)) == [(0, 4), (4, 8), (8, 10)]
     # sorted widths: a pass's padded size is its count x its last width

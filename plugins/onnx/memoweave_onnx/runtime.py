@@ -256,15 +256,17 @@ def release_freed_heap() -> None:
 
 
 class IdleHeapTrim:
-    """Hands the C heap's free pages back (:func:`release_freed_heap`) once no call has
-    run for ``delay`` seconds after one that asked for it (:meth:`request`).
+    """Hands the C heap's free pages back (:func:`release_freed_heap`) ``delay`` seconds
+    after the last call that asked for it (:meth:`request`), at a moment no call runs.
 
     Without its arena, onnxruntime frees each forward pass's buffers to the C heap, which
     glibc keeps: +45-75 MiB resident after a few batched calls. Trimming at the end of
     every batched call cost 5-30 ms and made the next call fault those pages in again
     (~8,000 minor faults per 100 texts: ~30 ms CPU, 65 ms wall of a ~400 ms call). So a
     burst of calls keeps the heap it reuses, and the trim runs on a thread of its own
-    once the burst is over; never while a call is inside :meth:`busy`."""
+    once the burst is over; never while a call is inside :meth:`busy`. Calls that ask for
+    no trim (a query: one pass, little freed) do not put it off, so searches that follow
+    a burst of writes get the heap back too."""
 
     def __init__(self, delay: float) -> None:
         self.delay = delay
@@ -276,14 +278,13 @@ class IdleHeapTrim:
         self._pid = os.getpid()
         self._lock = threading.Lock()
         self._active = 0
-        self._last_end = 0.0
+        self._requested_at = 0.0
         self._pending = False
         self._thread: threading.Thread | None = None
 
     @contextlib.contextmanager
     def busy(self) -> Iterator[None]:
-        """Around a call that uses the heap: no trim starts meanwhile, and the idle time
-        counts from its end."""
+        """Around a call that uses the heap: no trim starts meanwhile."""
         if self._pid != os.getpid():  # a forked child: no trim thread, maybe a held lock
             self._reset()
         with self._lock:
@@ -293,7 +294,6 @@ class IdleHeapTrim:
         finally:
             with self._lock:
                 self._active -= 1
-                self._last_end = time.monotonic()
                 if self._pending and self._thread is None:
                     self._thread = threading.Thread(
                         target=self._trim_when_idle, name="memoweave-onnx-trim", daemon=True
@@ -301,23 +301,26 @@ class IdleHeapTrim:
                     self._thread.start()
 
     def request(self) -> None:
-        """Trim once the process has been idle ``delay`` seconds (call inside :meth:`busy`)."""
-        self._pending = True
+        """Trim ``delay`` seconds from now, unless asked again meanwhile (call it inside
+        :meth:`busy`, at the end of the call's work)."""
+        with self._lock:
+            self._pending = True
+            self._requested_at = time.monotonic()
 
     def _trim_when_idle(self) -> None:
         while True:
             with self._lock:
-                left = (
-                    self.delay if self._active else self._last_end + self.delay - time.monotonic()
-                )
-                if left <= 0:
+                left = self._requested_at + self.delay - time.monotonic()
+                if left <= 0 and not self._active:
                     self._pending, self._thread = False, None
                     break
-            time.sleep(left)
+            time.sleep(left if left > 0 else _BUSY_POLL)
         release_freed_heap()
         self.trims += 1
 
 
+_BUSY_POLL = 0.01
+"""Seconds between looks for a moment with no call, once a trim is due."""
 HEAP_TRIM = IdleHeapTrim(1.0)
 """The process's trim of the heap onnxruntime freed between passes (one C heap, one trim)."""
 

@@ -1,5 +1,6 @@
 """The idle trim of the C heap (memoweave_onnx.runtime.IdleHeapTrim): none while a call
-runs or while calls keep coming, one after ``delay`` idle seconds, also in a forked child.
+runs or while calls asking for one keep coming, one ``delay`` seconds after the last such
+call (calls asking for none do not put it off), also in a forked child.
 The trims are real ``malloc_trim`` calls (nothing is replaced)."""
 
 from __future__ import annotations
@@ -38,6 +39,20 @@ def test_calls_closer_than_the_delay_defer_the_trim() -> None:
         time.sleep(0.05)
     assert trim.trims == 0
     assert _wait_for(trim, 1) == 1
+
+
+def test_calls_that_ask_for_nothing_do_not_put_the_trim_off() -> None:
+    """A burst of writes, then searches (one pass each, asking for no trim) 10 ms apart:
+    the trim runs between two of them, ``delay`` after the last write, and only once."""
+    trim = IdleHeapTrim(0.2)
+    with trim.busy():
+        trim.request()
+    start = time.monotonic()
+    while time.monotonic() - start < 1.0:
+        with trim.busy():
+            time.sleep(0.01)
+        time.sleep(0.005)
+    assert trim.trims == 1
 
 
 def test_a_call_that_asks_for_nothing_starts_no_trim() -> None:

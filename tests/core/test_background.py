@@ -37,3 +37,13 @@ def test_its_error_is_raised_by_every_result_with_the_same_traceback() -> None:
             pending.result()
         depths.append(len(traceback.extract_tb(info.value.__traceback__)))
     assert depths[0] == depths[1] == depths[2]
+
+
+def test_a_thread_the_exit_waits_for_when_asked() -> None:
+    """``daemon=False``: the interpreter's exit waits for ``fn`` (the onnx plugin's session
+    build, which onnxruntime must not be stopped in)."""
+    seen = {}
+    for daemon in (True, False):
+        pending = Background(lambda: threading.current_thread().daemon, daemon=daemon)
+        seen[daemon] = pending.result()
+    assert seen == {True: True, False: False}

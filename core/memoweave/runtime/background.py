@@ -11,16 +11,19 @@ T = TypeVar("T")
 
 
 class Background(Generic[T]):
-    """``fn()`` running on a daemon thread from construction; :meth:`result` waits for it,
+    """``fn()`` running on another thread from construction; :meth:`result` waits for it,
     then returns its value or raises its exception (each time, with the traceback it was
     raised with: repeated raises do not grow it). Worth it for work that spends its time
-    outside the GIL (a model load, a file read) while the caller goes on."""
+    outside the GIL (a model load, a file read) while the caller goes on. The thread is a
+    daemon unless ``daemon`` is false (then the interpreter's exit waits for ``fn``)."""
 
-    def __init__(self, fn: Callable[[], T], *, name: str | None = None) -> None:
+    def __init__(
+        self, fn: Callable[[], T], *, name: str | None = None, daemon: bool = True
+    ) -> None:
         self._value: T | None = None
         self._error: BaseException | None = None
         self._traceback: TracebackType | None = None
-        self._thread = threading.Thread(target=self._run, args=(fn,), name=name, daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(fn,), name=name, daemon=daemon)
         self._thread.start()
 
     def _run(self, fn: Callable[[], T]) -> None:

@@ -11,10 +11,10 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from memoweave.errors import MemoweaveError
+from memoweave.runtime.background import Background
 from memoweave_onnx.model_cache import prepare_model
 from memoweave_onnx.wire import GraphIO
 
@@ -136,36 +136,28 @@ class StagedSession:
         self.optimized = not staged
         self.io = io
         self._session: Any = None
-        self._built = threading.Event()
-        self._build_error: BaseException | None = None
-        self._build_traceback: TracebackType | None = None
+        # the first session, built on another thread (not a daemon: an exit waits for
+        # onnxruntime to finish it) or here
+        self._first: Background[None] | None = None
         if background:
-            threading.Thread(target=self._build, name="memoweave-onnx-session").start()
+            self._first = Background(self._build, name="memoweave-onnx-session", daemon=False)
         else:
             self._build()
-            self.wait()
 
     def _build(self) -> None:
         levels = self._ort.GraphOptimizationLevel
-        try:
-            self._session = self._create(
-                levels.ORT_ENABLE_ALL if self.optimized else levels.ORT_DISABLE_ALL
-            )
-            if self.optimized:
-                self._model = None
-            release_freed_heap()
-        except BaseException as exc:  # raised by wait(), on the caller's thread
-            self._build_error = exc
-            self._build_traceback = exc.__traceback__
-        finally:
-            self._built.set()
+        self._session = self._create(
+            levels.ORT_ENABLE_ALL if self.optimized else levels.ORT_DISABLE_ALL
+        )
+        if self.optimized:
+            self._model = None
+        release_freed_heap()
 
     def wait(self) -> None:
-        """Wait for the first session; raise its build's error if it failed."""
-        self._built.wait()
-        if self._build_error is not None:
-            # the build's own traceback each time, so repeated raises do not grow it
-            raise self._build_error.with_traceback(self._build_traceback)
+        """Wait for the first session; raise its build's error if it failed (each time,
+        with the build's own traceback)."""
+        if self._first is not None:
+            self._first.result()
 
     def run(self, outputs: Any, feed: dict[str, Any]) -> Any:
         self.wait()

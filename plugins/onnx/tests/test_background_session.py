@@ -88,5 +88,6 @@ def test_a_model_onnxruntime_rejects_fails_at_the_first_embed(tmp_path: Path) ->
 
 def test_the_cross_encoder_builds_its_session_at_construction() -> None:
     reranker = load_registry().create("reranker", "onnx")
-    assert reranker._session._built.is_set()
+    assert reranker._session._first is None  # built here, not on another thread
+    assert reranker._session._session is not None
     reranker.close()

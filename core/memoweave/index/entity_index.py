@@ -18,16 +18,17 @@ from memoweave.index.contracts import Database, ScopeKeys
 from memoweave.index.entities import extract_entities
 from memoweave.index.keyword_index import KeywordDoc
 from memoweave.index.keyword_postings import CACHE_TOTAL_DOCS
+from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
 from memoweave.index.scope_cache import (
-    IDENTITY_KEYS,
     STALE,
     ScopeCache,
     ScopeId,
     Version,
     chunks,
+    scope_condition,
     scope_id,
+    scope_keys,
 )
-from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
 from memoweave.index.scope_stats import Counted, ScopeStats, TermStats
 
 _SCHEMA = (
@@ -200,10 +201,9 @@ class EntityIndex:
 
     def delete_scope(self, conn: sqlite3.Connection, scope: ScopeKeys) -> None:
         """Inside a transaction: drop every link of ``scope``."""
-        keys = scope.as_dict()
-        clauses = " AND ".join(f"{k} = ?" for k in keys)
-        removed = list(_counted_links(conn, clauses, list(keys.values())))
-        conn.execute(f"DELETE FROM entity_links WHERE {clauses}", list(keys.values()))
+        clauses, params = scope_condition(scope.as_dict())
+        removed = list(_counted_links(conn, clauses, params))
+        conn.execute(f"DELETE FROM entity_links WHERE {clauses}", params)
         self._stats.apply(conn, removed, [])
         self._cache.touch_all(conn)
 
@@ -362,11 +362,10 @@ def _counted_links(
 
 def _scope_terms(conn: sqlite3.Connection, scope: ScopeId) -> Iterator[tuple[str, str, TermStats]]:
     """(entity, status, (memories linked, the same, 0)) of every entity of ``scope``."""
-    keys = {k: v for k, v in zip(IDENTITY_KEYS, scope, strict=True) if v is not None}
+    where, params = scope_condition(scope_keys(scope))
     for entity, status, linked in conn.execute(
-        "SELECT entity, status, COUNT(*) FROM entity_links "
-        f"WHERE {' AND '.join(f'{k} = ?' for k in keys)} GROUP BY entity, status",
-        list(keys.values()),
+        f"SELECT entity, status, COUNT(*) FROM entity_links WHERE {where} GROUP BY entity, status",
+        params,
     ):
         yield entity, status, (int(linked), int(linked), 0)
 

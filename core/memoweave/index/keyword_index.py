@@ -38,15 +38,16 @@ from memoweave.index.keyword_postings import (
 )
 from memoweave.index.keyword_tables import FTS_ROWIDS, link_rowids, scope_groups
 from memoweave.index.keyword_tables import SCHEMA as KEYWORD_SCHEMA
+from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
 from memoweave.index.scope_cache import (
-    IDENTITY_KEYS,
     ScopeCache,
     ScopeId,
     Version,
     chunks,
+    scope_condition,
     scope_id,
+    scope_keys,
 )
-from memoweave.index.scope_cache import SCHEMA as SCOPE_CACHE_SCHEMA
 from memoweave.index.scope_stats import SCHEMA as STATS_SCHEMA
 from memoweave.index.scope_stats import Counted, ScopeStats, TermStats, term_totals
 from memoweave.index.tokenize import lemma_words, lemmas, tokenize
@@ -175,8 +176,7 @@ class KeywordIndex:
 
     def delete_scope(self, conn: sqlite3.Connection, scope: ScopeKeys) -> None:
         """Inside a transaction: remove every row of ``scope``."""
-        clauses = " AND ".join(f"{k} = ?" for k in scope.as_dict())
-        params = list(scope.as_dict().values())
+        clauses, params = scope_condition(scope.as_dict())
         removed = list(self._counted_rows(conn, clauses, params))
         conn.execute(f"DELETE FROM keyword_fts WHERE rowid IN ({FTS_ROWIDS}{clauses})", params)
         conn.execute(f"DELETE FROM keyword_docs WHERE {clauses}", params)
@@ -250,9 +250,7 @@ class KeywordIndex:
         self, conn: sqlite3.Connection, scope: ScopeId
     ) -> Iterator[tuple[str, str, TermStats]]:
         """(token, status, statistics) of every token of ``scope``'s documents."""
-        keys = {k: v for k, v in zip(IDENTITY_KEYS, scope, strict=True) if v is not None}
-        where = " AND ".join(f"{k} = ?" for k in keys)
-        return term_totals(self._counted_rows(conn, where, list(keys.values())))
+        return term_totals(self._counted_rows(conn, *scope_condition(scope_keys(scope))))
 
     def _counted_rows(
         self, conn: sqlite3.Connection, where: str, params: Sequence[object]

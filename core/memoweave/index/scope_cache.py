@@ -81,6 +81,17 @@ def scope_id(keys: Mapping[str, str | None]) -> ScopeId:
     return (keys.get("user_id"), keys.get("agent_id"), keys.get("run_id"))
 
 
+def scope_keys(scope: ScopeId) -> dict[str, str]:
+    """The identity keys ``scope`` sets (the inverse of :func:`scope_id`)."""
+    return {k: v for k, v in zip(IDENTITY_KEYS, scope, strict=True) if v is not None}
+
+
+def scope_condition(keys: Mapping[str, str]) -> tuple[str, list[object]]:
+    """The SQL condition selecting the rows of the scope of ``keys`` (its set identity
+    keys, columns of the same names) and its parameters."""
+    return " AND ".join(f"{k} = ?" for k in keys), list(keys.values())
+
+
 def scopes_of(memory: ScopeId) -> Iterator[ScopeId]:
     """Every scope a memory with these ids is in (each non-empty subset of its set keys)."""
     present = [i for i, value in enumerate(memory) if value is not None]

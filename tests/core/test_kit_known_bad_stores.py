@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import struct
 from typing import Any
 
 import pytest
@@ -187,6 +188,88 @@ class UsableAfterCloseStore(InMemoryVectorStore):
         return 0 if self._closed else super().count(filter=filter)
 
 
+class Float32PayloadStore(InMemoryVectorStore):
+    """Keeps payload floats in a float32 column: 0.1 and epoch timestamps change."""
+
+    def upsert(self, records: Any) -> None:
+        super().upsert([_mapped(r, _float32) for r in records])
+
+
+class DoubleIntPayloadStore(InMemoryVectorStore):
+    """Parses payload JSON into doubles (as JavaScript does): large integers change."""
+
+    def upsert(self, records: Any) -> None:
+        super().upsert([_mapped(r, _through_double) for r in records])
+
+
+class VarcharTextStore(InMemoryVectorStore):
+    """Keeps strings in a VARCHAR(4096) column, cutting longer memory texts."""
+
+    def upsert(self, records: Any) -> None:
+        super().upsert(
+            [_mapped(r, lambda v: v[:4096] if isinstance(v, str) else v) for r in records]
+        )
+
+
+class StaleFilterIndexStore(InMemoryVectorStore):
+    """Filters searches on copies of the payload made at a record's first insert
+    (update and re-upsert do not rewrite the filter index)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._first: dict[str, dict[str, Any]] = {}
+
+    def upsert(self, records: Any) -> None:
+        super().upsert(records)
+        for r in records:
+            self._first.setdefault(r.id, dict(r.payload))
+
+    def search(self, vector: Any, *, top_k: int = 10, filter: Any = None) -> list[SearchHit]:
+        super().search(vector, top_k=top_k, filter=filter)  # the checks
+        hits = super().search(vector, top_k=10_000)
+        kept = [h for h in hits if filter is None or evaluate(filter, self._first[h.id])]
+        return kept[:top_k]
+
+
+class FirstInsertKeywordStore(InMemoryVectorStore):
+    """Writes its keyword index on a record's first insert only: deletes, updates and
+    re-upserts leave the old text searchable."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._index = InMemoryVectorStore()
+
+    def ensure_collection(self, name: str, dims: int, metric: Any = "cosine") -> None:
+        super().ensure_collection(name, dims, metric)
+        self._index.ensure_collection(name, dims, metric)
+
+    def upsert(self, records: Any) -> None:
+        super().upsert(records)
+        known = {r.id for r in self._index.get([r.id for r in records])}
+        self._index.upsert([r for r in records if r.id not in known])
+
+    def keyword_search(self, text: Any, *, top_k: int = 10, filter: Any = None) -> list[SearchHit]:
+        super().keyword_search(text, top_k=top_k, filter=filter)  # the checks
+        return self._index.keyword_search(text, top_k=top_k, filter=filter)
+
+
+def _mapped(r: Any, value: Any) -> Any:
+    """``r`` with ``value`` applied to each top-level payload value (bad records as they are)."""
+    if not isinstance(r, VectorRecord) or not isinstance(r.payload, dict):
+        return r
+    return VectorRecord(r.id, r.vector, {k: value(v) for k, v in r.payload.items()})
+
+
+def _float32(v: Any) -> Any:
+    return (
+        struct.unpack("f", struct.pack("f", v))[0] if type(v) is float and math.isfinite(v) else v
+    )
+
+
+def _through_double(v: Any) -> Any:
+    return int(float(v)) if type(v) is int and abs(v) < 2**62 else v
+
+
 BUGS: list[tuple[type[VectorStore], str, str]] = [
     (NaiveFilterStore, "test_filter_equality", "eq_int_is_not_bool"),
     (NaiveFilterStore, "test_filter_equality", "ne_str_includes_missing"),
@@ -206,6 +289,15 @@ BUGS: list[tuple[type[VectorStore], str, str]] = [
     (ZeroTopKStore, "test_bad_counts_and_cursors_are_refused", "search top_k zero"),
     (UnboundDeleteStore, "test_calls_before_ensure_collection_raise", "delete on an unbound"),
     (UsableAfterCloseStore, "test_calls_before_ensure_collection_raise", "count on a closed"),
+    (Float32PayloadStore, "test_upsert_then_get_round_trips", "'tenth'"),
+    (DoubleIntPayloadStore, "test_upsert_then_get_round_trips", "'past_double'"),
+    (VarcharTextStore, "test_long_memory_text_round_trips", "get returned a different (cut?)"),
+    (StaleFilterIndexStore, "test_filters_follow_payload_changes", "user_id=alice status=active"),
+    (
+        FirstInsertKeywordStore,
+        "test_keyword_search_follows_deletes_and_updates",
+        "for 'hiking' found ['kw-0', 'kw-2']",
+    ),
 ]
 
 

@@ -12,12 +12,12 @@ from memoweave.errors import ValidationError
 from memoweave.memory.payload import SYSTEM_KEYS
 from memoweave.memory.scope import IDENTITY_KEYS
 from memoweave.memory.validate import check_text
+from memoweave.providers.store_checks import INT64_MAX, INT64_MIN
 
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 MAX_METADATA_BYTES = 16_384
 MAX_METADATA_DEPTH = 16
 """How deeply dicts and lists may nest inside metadata (a flat ``{"k": "v"}`` is 1)."""
-_INT64 = (-(2**63), 2**63 - 1)
 
 
 def validate_metadata(metadata: Any) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def _check_values(metadata: Mapping[str, Any]) -> None:
         elif isinstance(value, bool) or value is None:
             continue
         elif isinstance(value, int):
-            if not _INT64[0] <= value <= _INT64[1]:
+            if not INT64_MIN <= value <= INT64_MAX:
                 raise ValidationError(f"{where} is an integer beyond 64 bits", hint=hint)
         elif isinstance(value, float):
             if not math.isfinite(value):

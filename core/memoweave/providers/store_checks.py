@@ -34,6 +34,9 @@ from memoweave.filters.parse import FIELD_RE
 from memoweave.providers.checks import check_positive
 from memoweave.providers.vector_store import EmbedText, Metric, Payload, VectorRecord
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+"""The integers a payload may hold: what every engine keeps exactly (signed 64-bit)."""
+
 METRICS: tuple[Metric, ...] = ("cosine", "dot", "euclidean")
 COLLECTION_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,127}")
 """Collection names every store accepts: 1-128 letters, digits, ``_`` or ``-``, not
@@ -122,7 +125,7 @@ def check_vector(vector: Any, dims: int, where: str = "vector") -> list[float]:
 
 def check_payload(payload: Any, where: str = "payload") -> Payload:
     """A validated deep copy of ``payload``: a dict of ``[A-Za-z_][A-Za-z0-9_]*`` keys to
-    str, int, finite float, bool, None, lists of those or nested dicts (string keys);
+    str, signed 64-bit int, finite float, bool, None, lists of those or nested dicts (string keys);
     tuples come back as lists."""
     if not isinstance(payload, Mapping):
         raise invalid(f"{where} must be a dict, got {type(payload).__name__}", argument="payload")
@@ -139,7 +142,15 @@ def check_payload(payload: Any, where: str = "payload") -> Payload:
 
 
 def _json_value(value: Any, where: str) -> Any:
-    if value is None or isinstance(value, (str, bool, int)):
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, int):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise invalid(
+                f"{where} is an integer beyond 64 bits",
+                "Payload integers are signed 64-bit; store larger numbers as strings.",
+                argument="payload",
+            )
         return value
     if isinstance(value, float):
         if not math.isfinite(value):

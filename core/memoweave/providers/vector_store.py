@@ -7,16 +7,21 @@ every other method works on that collection and raises ``VectorStoreError`` (cod
 Records
     ``id`` is a canonical lowercase UUID string (the core only ever writes UUIDs, so a store
     may map it to a native UUID type). ``vector`` has exactly ``dims`` floats. ``payload`` is a
-    flat JSON-serialisable dict: keys match ``[A-Za-z_][A-Za-z0-9_]*``; values are ``str``,
-    ``int``, ``float``, ``bool``, ``None``, lists of those, or nested dicts (opaque: nested
-    dicts are stored and returned, never filtered on). The scope keys ``user_id``,
+    flat JSON-serialisable dict: keys match ``[A-Za-z_][A-Za-z0-9_]*``; values are ``str``
+    (of any length: a memory text stored from one long message can be 200,000 characters),
+    signed 64-bit ``int``, finite ``float`` (a double), ``bool``, ``None``, lists of those,
+    or nested dicts (opaque: nested dicts are stored and returned, never filtered on). Every
+    value comes back exactly as written: an int does not pass through a double, a float is
+    not narrowed to float32, a string is never cut. The scope keys ``user_id``,
     ``agent_id``, ``run_id`` and ``actor_id`` are ordinary payload keys that the core filters
     on in every call, so stores should index them.
 
 Semantics every implementation must honour (checked by ``memoweave.testing``):
 
 - ``upsert`` is idempotent by id; a second upsert of an id replaces vector *and* payload.
-  The caller's records, vectors and payload dicts are never mutated.
+  The caller's records, vectors and payload dicts are never mutated. ``update``, a second
+  upsert and ``delete`` reach every copy the store keeps (filterable payload columns or
+  indexes, a keyword index): filters and keyword search see only the current payload.
 - ``search`` returns at most ``top_k`` hits matching ``filter``, sorted by ``score``
   descending. ``score`` is a similarity, higher is better: for ``metric="cosine"`` it is the
   cosine similarity in [-1, 1]; for ``"dot"`` the dot product; for ``"euclidean"`` minus the

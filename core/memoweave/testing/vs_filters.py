@@ -141,3 +141,45 @@ class ScopeIsolationTests:
             r.payload for r in bob
         ]
         assert vector_store.count(filter=parse_filter({"user_id": "alice"})) == 2
+
+    def test_filters_follow_payload_changes(self, vector_store: VectorStore) -> None:
+        """After update(payload=...) or a re-upsert moves a record to another scope or
+        status, search, list and count (and keyword search, when claimed) see it only
+        under its new values.
+
+        Troubleshooting: when the engine keeps filterable copies of payload fields (scope
+        columns, a payload index, a keyword index with its own filter fields), rewrite them
+        on update and on re-upsert, not only on the first insert: ``Memory`` marks
+        superseded memories through update, and a stale copy serves them as active.
+        """
+        text = {"memory": "The kit moved this record between scopes"}
+        batch = [
+            record(f"mv-{i}", {"user_id": "alice", "status": "active", **text}) for i in range(3)
+        ]
+        vector_store.upsert(batch)
+        moved, reupserted, stays = batch
+        vector_store.update(moved.id, payload={"user_id": "bob", "status": "active", **text})
+        vector_store.upsert(
+            [
+                VectorRecord(
+                    reupserted.id,
+                    reupserted.vector,
+                    {"user_id": "alice", "status": "superseded", **text},
+                )
+            ]
+        )
+        query = kit_vector("mv-q")
+        expect = {
+            ("alice", "active"): [stays.id],
+            ("bob", "active"): [moved.id],
+            ("alice", "superseded"): [reupserted.id],
+        }
+        for (user, status), ids in expect.items():
+            node = parse_filter({"user_id": user, "status": status})
+            where = f"user_id={user} status={status}"
+            assert sorted(ids_of(vector_store.search(query, top_k=10, filter=node))) == ids, where
+            assert sorted(ids_of(list_all(vector_store, filter=node))) == ids, where
+            assert vector_store.count(filter=node) == len(ids), where
+            if vector_store.capabilities.keyword_search:
+                found = vector_store.keyword_search("scopes", top_k=10, filter=node)
+                assert sorted(ids_of(found)) == ids, f"keyword search, {where}"

@@ -44,6 +44,8 @@ BAD_PAYLOADS: dict[str, Any] = {
     "a NaN value": {"ratio": math.nan},
     "an infinity in a list": {"nums": [1.0, math.inf]},
     "a non-str nested key": {"nested": {1: "x"}},
+    "an int beyond 64 bits": {"n": 2**64},
+    "a negative int beyond 64 bits in a list": {"nums": [1, -(2**63) - 1]},
 }
 #: Record ids no store may accept.
 BAD_IDS: dict[str, Any] = {"an int": 123, "empty": "", "None": None, "bytes": b"id"}

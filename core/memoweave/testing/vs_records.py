@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from memoweave.errors import NotFound
-from memoweave.providers.vector_store import VectorRecord, VectorStore
+from memoweave.providers.vector_store import TEXT_FIELD, VectorRecord, VectorStore
 from memoweave.testing.filter_cases import kit_id, kit_vector
 from memoweave.testing.helpers import cosine
 from memoweave.testing.vs_base import ids_of, list_all, record, records
@@ -27,7 +27,15 @@ RICH_PAYLOAD = {
     "nums": [1, 2, 3],
     "nested": {"k": {"deep": [1, "x", None]}, "z": 1.5},
     "empty": "",
+    "big": 2**63 - 1,
+    "past_double": 2**53 + 1,
+    "most_negative": -(2**63),
+    "tenth": 0.1,
+    "epoch": 1764547200.123456,
 }
+#: A memory text as long as ``add(infer=False)`` stores from one long message (multi-byte
+#: characters, so its UTF-8 form is about 2.4 bytes per character: ~48 KB).
+LONG_TEXT = "".join(f"line {i}: naïve café 日本語 🎉 — end. " for i in range(700))[:20_000]
 
 
 def _assert_same_direction(got: list[float] | None, expected: list[float]) -> None:
@@ -43,7 +51,10 @@ class UpsertTests:
         """Every payload value type comes back equal; vectors come back when asked.
 
         Troubleshooting: store payloads as JSON (or an equivalent typed form) and return a
-        plain dict; keep ``True`` a bool, ``3`` an int, ``None`` values and nested dicts.
+        plain dict; keep ``True`` a bool, ``3`` an int, ``None`` values and nested dicts,
+        integers as signed 64-bit (not through a double: ``2**63 - 1`` must survive) and
+        floats as doubles (a float32 column turns ``0.1`` and an epoch timestamp into
+        other numbers).
         Stores that normalise vectors for cosine may return the normalised vector (the kit
         compares directions). ``get`` without ``with_vectors`` returns ``vector=None``.
         """
@@ -51,10 +62,15 @@ class UpsertTests:
         vector_store.upsert([rec])
         [got] = vector_store.get([rec.id], with_vectors=True)
         assert got.id == rec.id
+        changed = sorted(set(got.payload) ^ set(RICH_PAYLOAD))
+        changed += [
+            k for k in RICH_PAYLOAD if k in got.payload and got.payload[k] != RICH_PAYLOAD[k]
+        ]
+        assert not changed, f"payload values came back missing, added or changed: {changed}"
         assert got.payload == RICH_PAYLOAD
         for key in ("flag", "off"):
             assert type(got.payload[key]) is bool, f"{key} came back as {got.payload[key]!r}"
-        for key in ("count", "zero"):
+        for key in ("count", "zero", "big", "past_double", "most_negative"):
             assert type(got.payload[key]) is int, f"{key} came back as {got.payload[key]!r}"
         _assert_same_direction(got.vector, rec.vector)
         [plain] = vector_store.get([rec.id])
@@ -171,6 +187,27 @@ class UpsertTests:
         vector_store.upsert(batch)
         got = vector_store.get([r.id for r in batch])
         assert [g.payload for g in got] == [r.payload for r in batch]
+
+    def test_long_memory_text_round_trips(self, vector_store: VectorStore) -> None:
+        """A 20,000-character memory text (~48 KB of UTF-8) comes back whole from get,
+        search and list, and keyword search (when claimed) finds it by its last word.
+
+        Troubleshooting: a text column of a fixed width (VARCHAR(512), an engine's default
+        string length) silently cuts memories that ``add(infer=False)`` stores from one
+        long message; keep the whole text in the payload (the source of truth returned by
+        ``get``) and size any indexed copy to hold it, or refuse the record with a typed
+        error: never truncate what the caller was told is stored.
+        """
+        rec = record("long", {"user_id": "alice", TEXT_FIELD: LONG_TEXT + " zeppelin"})
+        vector_store.upsert([rec])
+        [got] = vector_store.get([rec.id])
+        assert got.payload == rec.payload, "get returned a different (cut?) text"
+        [hit] = vector_store.search(rec.vector, top_k=1)
+        assert hit.payload == rec.payload, "search returned a different (cut?) text"
+        assert [r.payload for r in list_all(vector_store)] == [rec.payload]
+        if vector_store.capabilities.keyword_search:
+            found = vector_store.keyword_search("zeppelin", top_k=1)
+            assert ids_of(found) == [rec.id], "keyword search missed the text's last word"
 
 
 class GetDeleteTests:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from memoweave.filters import parse_filter
-from memoweave.providers.vector_store import TEXT_FIELD, Metric, VectorStore
+from memoweave.providers.vector_store import TEXT_FIELD, Metric, VectorRecord, VectorStore
 from memoweave.testing.filter_cases import kit_vector
 from memoweave.testing.helpers import cosine, dot, neg_euclidean
 from memoweave.testing.vs_base import StoreFactory, bound_store, ids_of, record, records
@@ -189,3 +189,27 @@ class KeywordSearchTests:
         hits = store.keyword_search("hiking", top_k=10, filter=parse_filter({"user_id": "bob"}))
         assert ids_of(hits) == [record("kw-2").id]
         assert hits[0].payload["user_id"] == "bob"
+
+    def test_keyword_search_follows_deletes_and_updates(self, vector_store: VectorStore) -> None:
+        """A deleted record, or one whose text no longer holds the word, is not a keyword
+        hit; a record updated or re-upserted to hold a word is found by it.
+
+        Troubleshooting: a keyword index kept beside the vector index (an FTS table, a
+        sparse vector, an engine text index) must be written by delete, update and
+        re-upsert as well as by the first insert.
+        """
+        store = self._keyword_store(vector_store)
+        store.delete([record("kw-2").id])
+        store.update(record("kw-0").id, payload={"user_id": "alice", TEXT_FIELD: "A zeppelin ride"})
+        again = record("kw-1")
+        store.upsert(
+            [
+                VectorRecord(
+                    again.id, again.vector, {"user_id": "alice", TEXT_FIELD: "Hiking zeppelin"}
+                )
+            ]
+        )
+        labels = {record(k).id: k for k in ("kw-0", "kw-1", "kw-2", "kw-3", "kw-4")}
+        for word, expected in (("hiking", ["kw-1"]), ("zeppelin", ["kw-0", "kw-1"]), ("ramen", [])):
+            found = sorted(labels[i] for i in ids_of(store.keyword_search(word, top_k=10)))
+            assert found == expected, f"keyword search for {word!r} found {found}, not {expected}"

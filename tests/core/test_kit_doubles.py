@@ -86,6 +86,32 @@ class TupleEmbedder(HashingEmbedder):
         return [tuple(v) for v in super().embed(texts, purpose=purpose)]  # type: ignore[misc]
 
 
+class OffByOneSplitEmbedder(HashingEmbedder):
+    """Splits batches into parts of 32 texts and slices every part after the first one
+    text too far (the last text of the batch is embedded twice)."""
+
+    def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
+        if not isinstance(texts, list) or len(texts) <= 32:
+            return super().embed(texts, purpose=purpose)
+        out = super().embed(texts[:32], purpose=purpose)
+        for start in range(32, len(texts), 32):
+            part = texts[start + 1 : start + 33] or texts[-1:]
+            out += super().embed((part + texts[-1:])[: len(texts[start : start + 32])])
+        return out
+
+
+class DeduplicatingEmbedder(HashingEmbedder):
+    """Embeds each distinct text once and maps the vectors back by the distinct texts'
+    positions, not the original ones."""
+
+    def embed(self, texts: Sequence[str], *, purpose: Purpose = "document") -> list[list[float]]:
+        if not isinstance(texts, list):
+            return super().embed(texts, purpose=purpose)
+        unique = list(dict.fromkeys(texts))
+        vectors = super().embed(unique, purpose=purpose)
+        return [vectors[min(i, len(unique) - 1)] for i in range(len(texts))]
+
+
 def test_embedder_suite_passes_for_the_hashing_embedder() -> None:
     outcomes = _run_all(EmbedderConformance(), HashingEmbedder(dims=32))
     assert outcomes.pop("test_semantic_similarity") == "skipped"
@@ -100,8 +126,10 @@ def test_embedder_suite_passes_for_the_hashing_embedder() -> None:
         (ReversingEmbedder(), "test_batch_keeps_input_order"),
         (EmptyDroppingEmbedder(), "test_unicode_and_empty_strings"),
         (TupleEmbedder(), "test_dims_match_vectors"),
+        (OffByOneSplitEmbedder(), "test_large_batch_keeps_order_across_splits"),
+        (DeduplicatingEmbedder(), "test_large_batch_keeps_order_across_splits"),
     ],
-    ids=["reversed-batch", "drops-empty-strings", "tuples"],
+    ids=["reversed-batch", "drops-empty-strings", "tuples", "off-by-one-split", "dedup-remap"],
 )
 def test_embedder_suite_catches_bugs(embedder: HashingEmbedder, failing: str) -> None:
     assert _run_all(EmbedderConformance(), embedder)[failing].startswith("failed")

@@ -19,6 +19,17 @@ from memoweave.testing.model_base import RemoteProviderSupport, check_http_500, 
 
 TEXTS = ["The cat sleeps on the sofa.", "Stock markets fell sharply today.", "I like green tea."]
 UNICODE_TEXTS = ["", "日本語のテキストです", "emoji 🎉🧠👩‍👩‍👧", "Ünïcödé Straße", "مرحبا بالعالم"]
+_ADJECTIVES = "red quiet early salty frozen noisy gentle rusty bright hollow ancient sticky".split()
+_NOUNS = "violin harbour tomato glacier lantern bicycle orchard kettle comet meadow ladder".split()
+#: 130 distinct texts of varied length: past the batch sizes engines and clients split at
+#: (32, 64, 100, 128), with a duplicate far from its first occurrence.
+LARGE_BATCH = [
+    f"The {_ADJECTIVES[i % 12]} {_NOUNS[i % 11]} number {i}" + " again" * (i % 5)
+    for i in range(130)
+]
+LARGE_BATCH[101] = LARGE_BATCH[3]
+#: The positions compared with single embeddings: both sides of every common split.
+_SPLIT_SIDES = (0, 1, 3, 31, 32, 33, 63, 64, 65, 99, 100, 101, 127, 128, 129)
 
 
 def _check_vectors(vectors: object, n: int, dims: int | None) -> list[list[float]]:
@@ -73,6 +84,25 @@ class EmbedderConformance(RemoteProviderSupport, StandardTests):
         for text, vec in zip(TEXTS, batch, strict=True):
             [single] = embedder.embed([text])
             assert cosine(vec, single) > 0.999, f"batch vector for {text!r} differs from single"
+
+    def test_large_batch_keeps_order_across_splits(self, embedder: Embedder) -> None:
+        """embed() of 130 texts gives 130 vectors, each matching the text's single
+        embedding on both sides of the usual split sizes (32, 64, 100, 128), and a repeated
+        text gets its first occurrence's vector.
+
+        Troubleshooting: when a batch is split into requests or forward passes (by count,
+        by a token budget, by length buckets), put every part's vectors back at their
+        texts' positions: an off-by-one slice, a reordered bucket or a deduplication that
+        maps repeated texts back wrongly shows up only past the first split.
+        """
+        batch = _check_vectors(embedder.embed(LARGE_BATCH), len(LARGE_BATCH), None)
+        for i in _SPLIT_SIDES:
+            [single] = embedder.embed([LARGE_BATCH[i]])
+            assert cosine(batch[i], single) > 0.999, (
+                f"the vector at position {i} of a {len(LARGE_BATCH)}-text batch is not that "
+                "text's own"
+            )
+        assert cosine(batch[3], batch[101]) > 0.999, "a repeated text got another vector"
 
     def test_empty_input_returns_empty_list(self, embedder: Embedder) -> None:
         """embed([]) returns [] (without any I/O).

@@ -40,7 +40,7 @@ from memoweave.errors import VectorStoreError
 from memoweave.providers.file_lock import ExclusiveFileLock
 from memoweave.providers.vector_store import HASH_KEY, SCOPE_KEYS, Metric
 from memoweave_qdrant.edge_index import candidate_params, candidates, exact_params, shard_config
-from memoweave_qdrant.edge_pages import drop_cached_pages, release_read_once
+from memoweave_qdrant.edge_pages import drop_cached_pages, prefetch_loaded, release_read_once
 from memoweave_qdrant.engine import Engine, Row
 from memoweave_qdrant.filters import Clause, Condition, IsEmpty, Match, Range, Substring
 
@@ -97,6 +97,7 @@ class EdgeEngine(Engine):
         if folder.exists():
             meta = self._read_meta(name)
             dims, metric = int(meta["dims"]), meta["metric"]
+            prefetch_loaded(folder / "shard" / "segments")
         elif not create:
             raise LookupError(f"collection {name!r} does not exist")
         else:

@@ -1,6 +1,7 @@
-"""Memory pages of a Qdrant Edge shard that this process does not need resident.
+"""Memory pages of a Qdrant Edge shard: the ones this process does not need resident,
+and the ones a shard load is about to read.
 
-Two kinds, both released without changing a byte of any file:
+Two kinds are released, without changing a byte of any file:
 
 - :func:`drop_cached_pages`: the page cache of the original vectors and payloads (stored
   ``Memory.Cold``) where no mapping uses it. A search reads a few of them at random; the
@@ -21,6 +22,11 @@ Two kinds, both released without changing a byte of any file:
   dropped every cold start after the first read them from disk (``memoweave search`` at
   10k memories: 28 MB, 8,000 major faults, +0.25-0.5 s). A writer's log pages (written,
   then flushed) are released the same way after each optimisation pass.
+
+And one kind is read ahead: :func:`prefetch_loaded`, the segment files a load reads whole
+into memory (int8 vectors, payload-index maps, the null indexes' and deletions' flags),
+whose page cache Qdrant Edge drops once it has read them, so every new process reads them
+again, page by page (one major fault per 4 KiB page).
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ from pathlib import Path
 
 _COLD_FILES = ("*/vector_storage/matrix.dat", "*/payload_storage/page_*.dat")
 """Qdrant Edge's files of original vectors and payloads in a segments folder."""
+_NOT_PREFETCHED = (*_COLD_FILES, "*/vector_storage/vectors/chunk_*.mmap")
+"""Segment files a load does not read whole: the Cold files and the appendable segment's
+vector chunks (mapped; read in place as searches need them)."""
 _MADV_DONTNEED = 4  # Linux
 _GRIDSTORE_MARK = "tracker.dat"
 """A payload-index folder holding this file keeps its data in a gridstore (a mutable
@@ -45,7 +54,28 @@ def drop_cached_pages(segments: Path) -> None:
     dirty or locked pages stay). ~1 ms for the 12 files of 100k memories."""
     for pattern in _COLD_FILES:
         for path in segments.glob(pattern):
-            _drop_cache(path)
+            _advise(str(path), "POSIX_FADV_DONTNEED")
+
+
+def prefetch_loaded(segments: Path) -> int:
+    """Ask the kernel to read the files under ``segments`` (a shard's segments folder)
+    that loading the shard reads whole, all but the Cold files and the vector chunks
+    (``POSIX_FADV_WILLNEED``: a read-ahead advice, files unchanged); returns how many
+    were advised.
+
+    Qdrant Edge drops the page cache of what it loaded into memory, so without this a
+    load faults every page of them in again, one at a time: at 10k memories 8,200 major
+    faults and 4.7 MB from disk, ~100 ms CPU and 200 wall; advised first, ~25-35 ms of
+    read-ahead and a ~45-55 ms load. What is advised is read by the load anyway, and
+    Qdrant Edge drops it again after."""
+    skipped = {str(path) for pattern in _NOT_PREFETCHED for path in segments.glob(pattern)}
+    advised = 0
+    for folder, _, files in os.walk(segments):
+        for name in files:
+            path = os.path.join(folder, name)
+            if path not in skipped and _advise(path, "POSIX_FADV_WILLNEED"):
+                advised += 1
+    return advised
 
 
 def release_read_once(shard: Path) -> int:
@@ -104,17 +134,20 @@ def _madvise() -> Callable[[int, int, int], int]:
     return madvise
 
 
-def _drop_cache(path: Path) -> None:
+def _advise(path: str, advice: str) -> bool:
+    """Give the kernel ``advice`` (an ``os.POSIX_FADV_*`` name) about all of ``path``;
+    whether it was given."""
     advise = getattr(os, "posix_fadvise", None)
     if advise is None:  # pragma: no cover - not on this platform
-        return
+        return False
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:  # a segment an optimisation removed meanwhile
-        return
+        return False
     try:
-        advise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        advise(fd, 0, 0, getattr(os, advice))
     except OSError:
-        pass
+        return False
     finally:
         os.close(fd)
+    return True

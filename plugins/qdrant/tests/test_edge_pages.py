@@ -1,11 +1,14 @@
 """Qdrant Edge's pages read once at load (issue 14): its write-ahead log and the storage
 of the appendable segment's payload indexes are not kept resident after the shard loads
 or after an optimisation pass, and no write is lost for it (real shard, real process
-exit without a close)."""
+exit without a close). The segment files a load reads whole are read ahead before it:
+Qdrant Edge drops their page cache once loaded, so without the advice every new process
+faults them in again one page at a time (page cache checked with ``mincore``)."""
 
 from __future__ import annotations
 
 import json
+import resource
 import subprocess
 import sys
 import textwrap
@@ -15,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from memoweave_qdrant.edge_pages import drop_cached_pages, prefetch_loaded
 
 from memoweave.filters import parse_filter
 from memoweave.providers.vector_store import VectorRecord
@@ -195,3 +199,51 @@ def test_only_shared_mappings_of_the_shards_read_once_files_are_released(tmp_pat
         assert shared[5:10] == b"log!!" and log.read_bytes()[5:10] == b"log!!"
         assert _resident_kb(shard)["other"] > 0
         assert release_read_once(tmp_path / "missing") == 0
+
+
+def _closed_shard(qdrant_make_store: Any, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+    config = {"path": str(tmp_path / "edge")}
+    store = qdrant_make_store(config)
+    store.ensure_collection("c", DIMS)
+    store.upsert(_records(300))
+    store.close()
+    return config, tmp_path / "edge" / "c" / "shard" / "segments"
+
+
+def _loaded_whole(segments: Path) -> list[Path]:
+    """The deletion and null-index flags: read into memory by a load, then dropped."""
+    return [
+        *segments.glob("*/payload_index/*/*/flags_a.dat"),
+        *segments.glob("*/vector_storage/deleted/flags_a.dat"),
+    ]
+
+
+def test_prefetch_reads_ahead_what_the_load_reads_and_leaves_the_cold_files(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    _, segments = _closed_shard(qdrant_make_store, tmp_path)
+    loaded = _loaded_whole(segments)
+    cold = [*segments.glob("*/payload_storage/page_*.dat")]
+    assert loaded and cold
+    drop_cached_pages(segments)
+    assert sum(_cached_pages(path) for path in loaded) == 0  # Qdrant Edge dropped them
+    assert prefetch_loaded(segments) > len(loaded)
+    for path in loaded:
+        assert _cached_pages(path) == -(-path.stat().st_size // 4096), path
+    assert sum(_cached_pages(path) for path in cold) == 0  # searches read those in place
+    assert prefetch_loaded(tmp_path / "missing") == 0
+
+
+def test_a_reopened_shard_is_not_faulted_in_page_by_page(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    """Each page a load faults in from outside the page cache is a major fault (4,000+
+    for the flags of one small segment); read ahead, the load takes almost none."""
+    config, segments = _closed_shard(qdrant_make_store, tmp_path)
+    pages = sum(path.stat().st_size // 4096 for path in _loaded_whole(segments))
+    assert pages > 1000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_majflt
+    again = qdrant_make_store(config)
+    again.ensure_collection("c", DIMS)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_majflt - before < pages // 10
+    assert again.count() == 300

@@ -410,6 +410,16 @@ class CountsAsProbabilitiesReranker(OverlapReranker):
         return True
 
 
+class TextKeyedReranker(OverlapReranker):
+    """Maps results back to positions by their text, so a repeated document gets its first
+    copy's index and the later copy is lost."""
+
+    def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[RankedDocument]:
+        best = {r.text: r for r in super().rerank(query, documents, len(documents) or 1)}
+        out = [RankedDocument(list(documents).index(t), t, r.score) for t, r in best.items()]
+        return sorted(out, key=lambda r: r.score, reverse=True)[:top_k]
+
+
 class SemanticRerankerSuite(RerankerConformance):
     semantic = True
 
@@ -439,3 +449,8 @@ def test_reranker_suite_catches_ascending_order() -> None:
     outcomes = _run_all(SemanticRerankerSuite(), AscendingReranker())
     assert outcomes["test_returns_top_k_sorted_with_input_indexes"].startswith("failed")
     assert outcomes["test_relevant_document_ranks_first"].startswith("failed")
+
+
+def test_reranker_suite_catches_text_keyed_positions() -> None:
+    outcomes = _run_all(SemanticRerankerSuite(), TextKeyedReranker())
+    assert outcomes["test_repeated_documents_keep_their_positions"].startswith("failed")

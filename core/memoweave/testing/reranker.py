@@ -85,6 +85,26 @@ class RerankerConformance(RemoteProviderSupport, StandardTests):
         docs = ["東京に住んでいます", "emoji 🎉 party", "Straße in München", ""]
         _check_ranking(reranker.rerank("どこに住んでいますか", docs, 4), docs, 4)
 
+    def test_repeated_documents_keep_their_positions(self, reranker: Reranker) -> None:
+        """Documents given twice come back once per position: every index once, each
+        pointing at its own input, and (with ``semantic = True``) both copies of the
+        answer ahead of an unrelated document.
+
+        Troubleshooting: keep each document's position through batching and sorting;
+        mapping results back by text (``documents.index(text)``) or by a dict keyed on the
+        text gives both copies the first one's index and loses the second.
+        """
+        docs = [DOCS[1], DOCS[0], DOCS[1], DOCS[4], DOCS[0]]
+        ranked = _check_ranking(reranker.rerank(QUERY, docs, len(docs)), docs, len(docs))
+        assert sorted(r.index for r in ranked) == list(range(len(docs))), (
+            f"indexes {[r.index for r in ranked]} for {len(docs)} documents, two of them repeated"
+        )
+        if self.semantic:
+            position = [r.index for r in ranked]
+            assert max(position.index(0), position.index(2)) < position.index(3), (
+                "a copy of the answer ranks below the unrelated document"
+            )
+
     def test_relevant_document_ranks_first(self, reranker: Reranker) -> None:
         """With ``semantic = True``: the answering document outranks unrelated ones.
 

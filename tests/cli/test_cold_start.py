@@ -25,6 +25,7 @@ NOT_LOADED_BY_SEARCH = (
     "yaml",
     "urllib.request",
     "difflib",
+    "email.parser",  # package versions come from METADATA's header block, not a full parse
     "memoweave.memory.async_api",
     "memoweave.runtime.batching",
     "memoweave.remote",

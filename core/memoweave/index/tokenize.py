@@ -22,6 +22,8 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 
+from memoweave.distributions import installed_version
+
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 STOP_WORDS: frozenset[str] = frozenset(
@@ -52,7 +54,7 @@ def lemmatizer_id() -> str:
     if importlib.util.find_spec("simplemma") is None:
         return _SUFFIX_ID
     try:
-        return f"simplemma {importlib.metadata.version('simplemma')} en"
+        return f"simplemma {installed_version('simplemma')} en"
     except importlib.metadata.PackageNotFoundError:
         return "simplemma en"
 

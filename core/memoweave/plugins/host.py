@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import pluggy
 
 from memoweave import hookspecs
+from memoweave.distributions import name_and_version
 
 ENTRY_POINT_GROUP = "memoweave"
 DISABLE_AUTOLOAD_ENV = "MEMOWEAVE_DISABLE_PLUGIN_AUTOLOAD"
@@ -91,19 +92,14 @@ def builtin_distribution() -> DistributionRef:
     return distribution_ref(dist, BUILTIN_DISTRIBUTION)
 
 
-def distribution_ref(dist: importlib.metadata.Distribution, fallback: str) -> DistributionRef:
-    """``dist``'s ``Name`` (else ``fallback``) and ``Version``, read from its metadata's
-    header block alone: ``dist.metadata`` parses the whole file with the email parser,
-    long description included (~0.3 ms a plugin, each start), for two one-line headers."""
-    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line:  # the headers end at the first empty line (RFC 822, as email reads them)
-            break
-        key, colon, value = line.partition(":")
-        if colon and key in ("Name", "Version") and key not in found:
-            found[key] = value.strip()
-    return DistributionRef(found.get("Name") or fallback, found.get("Version"))
+def distribution_ref(
+    dist: importlib.metadata.Distribution, fallback: str | None = None
+) -> DistributionRef:
+    """``dist``'s ``Name`` (else ``fallback``, else ``dist.name``) and ``Version``, read
+    from its metadata's header block alone (:mod:`memoweave.distributions`)."""
+    found = name_and_version(dist)
+    name = found.get("Name") or (fallback if fallback is not None else dist.name)
+    return DistributionRef(name, found.get("Version"))
 
 
 def one_line(exc: BaseException) -> str:
@@ -193,7 +189,7 @@ def _load_entry_points(pm: MemoweavePluginManager, allow: list[str] | None) -> N
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = ep.dist
         if dist is not None:
-            ref = distribution_ref(dist, dist.name)
+            ref = distribution_ref(dist)
         else:
             ref = DistributionRef(ep.value.split(":")[0], None)
         if wanted is not None:

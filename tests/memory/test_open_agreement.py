@@ -14,6 +14,7 @@ from memoweave.memory import Memory
 from memoweave.memory.consistency import RESET_MARKER
 from memoweave.memory.doctor import run_doctor
 from memoweave.memory.history import HistoryStore
+from memoweave.stores.memory import InMemoryVectorStore
 from memoweave.testing.doubles import HashingEmbedder
 
 
@@ -76,14 +77,36 @@ def test_a_lost_history_is_refused_then_rebuilt_from_the_store(tmp_path: Path, d
         Path(f"{tmp_path / 'history.db'}{suffix}").unlink(missing_ok=True)
     if damage == "truncate":
         (tmp_path / "history.db").write_bytes(b"")
-    with _open(config) as mem, pytest.raises(ConsistencyError, match="is new"):
+    with _open(config) as mem, pytest.raises(ConsistencyError, match="is new") as err:
         mem.get_all(user_id="alice")
+    assert err.value.details["stored"] == 2 and "holds 2 memories" in str(err.value)
     run_doctor(config, repair=True, embedder=HashingEmbedder(dims=16))
     with _open(config) as mem:
         assert {i["id"] for i in mem.get_all(user_id="alice")["results"]} == set(ids[:2])
         assert [e["event"] for e in mem.history(ids[1])] == ["ADD"]
         assert mem.get(ids[1])["metadata"] == {"n": 1}  # the store kept the metadata
         assert mem.search("Berlin", user_id="alice")["results"][0]["id"] == ids[1]
+
+
+def test_an_agreeing_open_reads_one_record_of_the_store_and_counts_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether the store holds memories is all the check needs: an exact count of the
+    collection (~36 ms at 100k memories, ~0.4 s at 1M) is read only for the message of a
+    new history beside a filled store."""
+    config = _config(tmp_path)
+    ids = _fill(config)
+    counted: list[object] = []
+    count = InMemoryVectorStore.count
+
+    def counting(self: InMemoryVectorStore, **kwargs: Any) -> int:
+        counted.append(kwargs)
+        return count(self, **kwargs)
+
+    monkeypatch.setattr(InMemoryVectorStore, "count", counting)
+    with _open(config) as mem:
+        assert mem.search("Berlin", user_id="alice")["results"][0]["id"] == ids[1]
+    assert counted == []
 
 
 def test_collections_sharing_a_history_open_without_false_alarms(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@
 - ``edge``: the in-process Qdrant Edge engine (``qdrant-edge-py``), one shard folder per
   collection under ``path`` (default ``$MEMOWEAVE_HOME/qdrant-edge`` or
   ``~/.memoweave/qdrant-edge``); ``index_threshold_kb`` is the size of a segment's vectors
-  past which it gets an HNSW index (:mod:`memoweave_qdrant.edge_index`).
+  past which it gets an HNSW index (:mod:`memoweave_qdrant.edge_index`), and
+  ``vector_datatype`` how a new collection stores its original vectors (float16 by
+  default; a collection keeps the datatype it was created with).
 - ``local``: ``qdrant-client``'s local mode, on disk with ``path`` or in memory with
   ``location=":memory:"``.
 - ``server``: a Qdrant server or cluster at ``url`` (optionally with ``api_key``).
@@ -26,7 +28,7 @@ DEFAULT_INDEX_THRESHOLD_KB = 10_000
 """Qdrant's default indexing threshold: ~6,500 vectors of 384 float32 dimensions."""
 
 _MODE_FIELDS: dict[str, set[str]] = {
-    "edge": {"path", "index_threshold_kb"},
+    "edge": {"path", "index_threshold_kb", "vector_datatype"},
     "local": {"path", "location"},
     "server": {"url", "api_key", "timeout", "prefer_grpc"},
 }
@@ -69,6 +71,13 @@ class QdrantStoreConfig(BaseModel):
         f"(default {DEFAULT_INDEX_THRESHOLD_KB:,}; 0: never, every search scans exactly).",
     )
 
+    vector_datatype: Literal["float16", "float32"] | None = Field(
+        default=None,
+        description="Qdrant Edge: how a NEW collection stores its original vectors "
+        "(default float16: half the disk and resident pages, scores within ~1e-4 of "
+        "float32's). An existing collection keeps the datatype it was created with.",
+    )
+
     @field_validator("index_threshold_kb", mode="before")
     @classmethod
     def _not_a_bool(cls, value: object) -> object:
@@ -81,7 +90,15 @@ class QdrantStoreConfig(BaseModel):
         mode = self.mode or self._infer_mode()
         given = {
             name
-            for name in ("path", "location", "url", "api_key", "timeout", "index_threshold_kb")
+            for name in (
+                "path",
+                "location",
+                "url",
+                "api_key",
+                "timeout",
+                "index_threshold_kb",
+                "vector_datatype",
+            )
             if getattr(self, name) is not None
         }
         if self.prefer_grpc:
@@ -125,6 +142,12 @@ class QdrantStoreConfig(BaseModel):
         if self.index_threshold_kb is None:
             return DEFAULT_INDEX_THRESHOLD_KB
         return self.index_threshold_kb
+
+    def edge_vector_datatype(self) -> str:
+        """The datatype a new Qdrant Edge collection stores its original vectors in."""
+        from memoweave_qdrant.edge_index import DEFAULT_DATATYPE
+
+        return self.vector_datatype or DEFAULT_DATATYPE
 
     @property
     def persistent(self) -> bool:

@@ -39,7 +39,13 @@ from uuid import UUID
 from memoweave.errors import VectorStoreError
 from memoweave.providers.file_lock import ExclusiveFileLock
 from memoweave.providers.vector_store import HASH_KEY, SCOPE_KEYS, Metric
-from memoweave_qdrant.edge_index import candidate_params, candidates, exact_params, shard_config
+from memoweave_qdrant.edge_index import (
+    DATATYPES,
+    candidate_params,
+    candidates,
+    exact_params,
+    shard_config,
+)
 from memoweave_qdrant.edge_pages import drop_cached_pages, prefetch_loaded, release_read_once
 from memoweave_qdrant.engine import Engine, Row
 from memoweave_qdrant.filters import Clause, Condition, IsEmpty, Match, Range, Substring
@@ -52,9 +58,12 @@ _DISTANCES: dict[str, Metric] = {"Cosine": "cosine", "Dot": "dot", "Euclid": "eu
 
 class EdgeEngine(Engine):
     """Qdrant Edge backend rooted at ``root`` (created on first use); segments holding
-    more than ``index_threshold_kb`` of vectors get an HNSW index (0: never)."""
+    more than ``index_threshold_kb`` of vectors get an HNSW index (0: never). A collection
+    it creates stores its original vectors as ``datatype``; an existing one is opened
+    with the datatype recorded in its metadata file (float32 when none is: collections
+    created before the datatype was recorded)."""
 
-    def __init__(self, root: Path, index_threshold_kb: int) -> None:
+    def __init__(self, root: Path, index_threshold_kb: int, datatype: str = "float32") -> None:
         import numpy
         import qdrant_edge
 
@@ -62,6 +71,7 @@ class EdgeEngine(Engine):
         self._np = numpy
         self._root = root
         self._threshold_kb = index_threshold_kb
+        self._datatype = datatype
         self._shard: Any = None
         self._unflushed = False
         """Whether this engine changed the shard since it was loaded or last flushed."""
@@ -97,21 +107,26 @@ class EdgeEngine(Engine):
         if folder.exists():
             meta = self._read_meta(name)
             dims, metric = int(meta["dims"]), meta["metric"]
+            datatype = meta.get("datatype", "float32")
             prefetch_loaded(folder / "shard" / "segments")
         elif not create:
             raise LookupError(f"collection {name!r} does not exist")
         else:
+            datatype = self._datatype
             staging = self._root / f".{name}.creating-{uuid.uuid4().hex}"
             staging.mkdir(parents=True)
-            shard = q.EdgeShard.create(str(staging / "shard"), self._config(dims, metric))
+            config = self._config(dims, metric, datatype)
+            shard = q.EdgeShard.create(str(staging / "shard"), config)
             shard.close()
-            _write_json(staging / _META, {"dims": dims, "metric": metric})
+            meta = {"dims": dims, "metric": metric, "datatype": datatype}
+            _write_json(staging / _META, meta)
             os.replace(staging, folder)
             _sync_dir(self._root)
         # An existing shard gets the same configuration: Qdrant Edge checks dims and
         # metric against it; its segments are indexed by the next optimisation.
         with self._mapping:
-            self._shard = q.EdgeShard.load(str(folder / "shard"), self._config(dims, metric))
+            config = self._config(dims, metric, datatype)
+            self._shard = q.EdgeShard.load(str(folder / "shard"), config)
             release_read_once(folder / "shard")
         self._segments = folder / "shard" / "segments"
         drop_cached_pages(self._segments)
@@ -120,12 +135,12 @@ class EdgeEngine(Engine):
             self._written = self._optimize_every  # the first write checks the shard
         return dims, metric
 
-    def _config(self, dims: int, metric: Metric) -> Any:
+    def _config(self, dims: int, metric: Metric, datatype: str) -> Any:
         q = self._q
         distance = {"cosine": q.Distance.Cosine, "dot": q.Distance.Dot}.get(
             metric, q.Distance.Euclid
         )
-        return shard_config(q, dims, distance, self._threshold_kb)
+        return shard_config(q, dims, distance, self._threshold_kb, datatype)
 
     def _update(self, operation: Any, points: int) -> None:
         """Apply a write of ``points`` points (the point count is read again after it,
@@ -155,7 +170,12 @@ class EdgeEngine(Engine):
         meta_file = self._root / name / _META
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
-            if isinstance(meta, dict) and isinstance(meta.get("dims"), int) and meta["metric"]:
+            if (
+                isinstance(meta, dict)
+                and isinstance(meta.get("dims"), int)
+                and meta["metric"]
+                and meta.get("datatype", "float32") in DATATYPES
+            ):
                 return meta
             problem = "is not a memoweave metadata file"
         except FileNotFoundError:
@@ -188,6 +208,9 @@ class EdgeEngine(Engine):
             try:
                 vectors = json.loads(config_file.read_text(encoding="utf-8"))["vectors"][""]
                 dims, metric = int(vectors["size"]), _DISTANCES[vectors["distance"]]
+                datatype = vectors.get("datatype") or "float32"
+                if datatype not in DATATYPES:
+                    raise ValueError(f"unknown vector datatype {datatype!r}")
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise VectorStoreError(
                     f"cannot rebuild the metadata of {folder}: the shard configuration "
@@ -195,8 +218,11 @@ class EdgeEngine(Engine):
                     hint="Restore the collection folder from a backup.",
                     details={"collection": name, "location": str(folder)},
                 ) from exc
-            _write_json(folder / _META, {"dims": dims, "metric": metric})
-            return [f"rebuilt {folder / _META} from the shard (dims={dims}, metric={metric})"]
+            _write_json(folder / _META, {"dims": dims, "metric": metric, "datatype": datatype})
+            return [
+                f"rebuilt {folder / _META} from the shard "
+                f"(dims={dims}, metric={metric}, datatype={datatype})"
+            ]
         finally:
             self._release_lock()
 

@@ -91,7 +91,9 @@ def _build_engine(config: QdrantStoreConfig) -> Engine:
     if config.resolved_mode == "edge":
         from memoweave_qdrant.edge_engine import EdgeEngine
 
-        return EdgeEngine(config.edge_root(), config.edge_index_threshold_kb())
+        return EdgeEngine(
+            config.edge_root(), config.edge_index_threshold_kb(), config.edge_vector_datatype()
+        )
     from memoweave_qdrant.client_engine import ClientEngine
 
     return ClientEngine(config)

@@ -20,6 +20,8 @@ from memoweave.plugins import load_registry
 from memoweave.providers.vector_store import VectorRecord
 
 DIMS = 16
+_F32 = {"vector_datatype": "float32"}
+"""Tests of exact scoring compare with float32 arithmetic to 1e-5: stored as float32."""
 
 
 def _vectors(n: int, seed: int = 7) -> np.ndarray:
@@ -46,7 +48,7 @@ def _info(store: Any) -> Any:
 def test_writes_index_the_segments_they_fill_and_searches_stay_exact(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
-    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4}  # 64 vectors
+    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4, **_F32}  # 64 vectors
     store = qdrant_make_store(config)
     store.ensure_collection("c", DIMS)
     vectors = _vectors(900)
@@ -181,7 +183,7 @@ def test_searches_score_candidates_exactly_and_skip_the_filter_when_it_drops_a_f
     for bit Qdrant's rescored scores); a filter keeping nearly the whole shard (one scope)
     is not checked during the graph walk; a selective one is; a filter keeping a few
     points scores each of them exactly in one query."""
-    store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 4})
+    store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 4, **_F32})
     store.ensure_collection("c", DIMS)
     vectors = _vectors(900, seed=11)
     records = _records(vectors)
@@ -242,7 +244,7 @@ def test_the_point_count_is_read_once_until_the_next_write(
     """The search's gate compares a filter's estimate with the shard's point count: it
     is read once, then again after every write, so a scope that was the whole shard is
     searched with its filter once other scopes are written."""
-    store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 4})
+    store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 4, **_F32})
     store.ensure_collection("c", DIMS)
     vectors = _vectors(320, seed=5)
     records = _records(vectors)

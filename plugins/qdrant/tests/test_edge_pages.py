@@ -114,7 +114,8 @@ os._exit(0)  # no close, no flush: only the log holds the last 50
 def test_a_writer_releases_its_log_after_an_optimisation_and_loses_nothing(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
-    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4}
+    # float32: every vector must come back exactly as written
+    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4, "vector_datatype": "float32"}
     shard = tmp_path / "edge" / "c" / "shard"
     script = _WRITER.format(tests=str(Path(__file__).parent), config=config, shard=str(shard))
     done = subprocess.run(

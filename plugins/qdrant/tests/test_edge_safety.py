@@ -85,7 +85,7 @@ def test_missing_metadata_is_refused_without_deleting_and_repair_restores_it(
     assert (tmp_path / "edge" / "kept" / "shard").is_dir()
     repairer = qdrant_make_store(config)
     assert repairer.repair_collection("kept") == [
-        f"rebuilt {meta} from the shard (dims=4, metric=cosine)"
+        f"rebuilt {meta} from the shard (dims=4, metric=cosine, datatype=float16)"
     ]
     assert repairer.repair_collection("kept") == []  # nothing left to repair
     repairer.ensure_collection("kept", 4)
@@ -106,7 +106,7 @@ def test_garbage_metadata_is_refused_too(qdrant_make_store: Any, tmp_path: Path)
     fixer.ensure_collection("kept", 4, "dot")
     assert fixer.count() == 3
     saved = json.loads((tmp_path / "edge" / "kept" / "memoweave.json").read_text())
-    assert saved == {"dims": 4, "metric": "dot"}
+    assert saved == {"dims": 4, "metric": "dot", "datatype": "float16"}
 
 
 def test_leftovers_of_an_interrupted_create_or_drop_are_cleared(

@@ -72,7 +72,9 @@ def test_reopen_sees_data_and_original_vectors(
     assert again.count() == 20
     assert again.count(filter=parse_filter({"user_id": "v"})) == 1
     (rec,) = again.get([_id(5)], with_vectors=True)
-    assert rec.vector == pytest.approx(_vec(5), rel=1e-5)
+    # Qdrant Edge keeps a new collection's vectors as float16 (11 significant bits)
+    rel = 2.0**-11 if qdrant_config["mode"] == "edge" else 1e-5
+    assert rec.vector == pytest.approx(_vec(5), rel=rel)
     with pytest.raises(VectorStoreError, match="dims=4"):
         again.ensure_collection("persist", 8, "cosine")
 

@@ -30,12 +30,14 @@ def test_inexact_values_are_flagged() -> None:
     assert not translate(Comparison("s", "eq", "a\x00b")).exact
 
 
+#: Payload integers are signed 64-bit (the contract); the edges of that range and integers
+#: a double cannot hold (2**53 + 1) are stored, and filters compare them with values beyond.
 HOSTILE = [
-    {"user_id": 7, "n": 2**70, "s": "a\x00b", "status": True},
-    {"user_id": ["alice"], "n": 2**70 + 1, "s": "ab", "expires_ts": "soon"},
-    {"user_id": "alice", "n": 1.0, "s": "STRASSE", "expires_ts": 2**64},
+    {"user_id": 7, "n": 2**63 - 1, "s": "a\x00b", "status": True},
+    {"user_id": ["alice"], "n": -(2**63), "s": "ab", "expires_ts": "soon"},
+    {"user_id": "alice", "n": 1.0, "s": "STRASSE", "expires_ts": 2**63 - 1},
     {"user_id": None, "n": True, "s": "straße", "expires_ts": 5},
-    {"n": [1, 2**70], "s": ["a\x00b"], "expires_ts": 5.5},
+    {"n": [1, 2**53 + 1], "s": ["a\x00b"], "expires_ts": 5.5},
 ]
 HOSTILE_FILTERS = [
     {"user_id": 7},
@@ -48,6 +50,11 @@ HOSTILE_FILTERS = [
     {"n": 2**70},
     {"n": {"gt": 2**69}},
     {"n": {"contains": 2**70}},
+    {"n": 2**63 - 1},
+    {"n": {"gt": 2**62}},
+    {"n": {"lt": -(2**62)}},
+    {"n": {"contains": 2**53 + 1}},
+    {"n": {"contains": 2.0**53}},
     {"n": 1},
     {"n": True},
     {"s": "a\x00b"},
@@ -56,6 +63,7 @@ HOSTILE_FILTERS = [
     {"status": True},
     {"expires_ts": {"gt": 5}},
     {"expires_ts": {"lte": 2**64}},
+    {"expires_ts": {"gte": 2**63 - 1}},
     {"expires_ts": "soon"},
     {"OR": [{"NOT": {"expires_ts": "*"}}, {"expires_ts": {"gt": 5.1}}]},
 ]

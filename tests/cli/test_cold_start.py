@@ -162,10 +162,12 @@ cli.run()
 """
 
 
-def _console(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _console(
+    home: Path, *args: str, script: str = _CONSOLE_SCRIPT
+) -> subprocess.CompletedProcess[str]:
     environ = {**os.environ, "MEMOWEAVE_HOME": str(home), "HF_HUB_OFFLINE": "1"}
     return subprocess.run(
-        [sys.executable, "-c", _CONSOLE_SCRIPT, *args],
+        [sys.executable, "-c", script, *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -268,3 +270,35 @@ def test_importing_memoweave_builds_no_config_model() -> None:
     report = json.loads(done.stdout)
     assert report["at_import"] == []
     assert {"MemoryConfig", "RetrievalConfig", "ServerConfig"} <= set(report["after"])
+
+
+_REPORTS_CLOSES = """
+import sys
+import memoweave_qdrant.edge_engine as edge
+close = edge.EdgeEngine._close_shard
+def reported(self):
+    if self._shard is not None:
+        print("shard closed, changed" if self._unflushed else "shard closed", file=sys.stderr)
+    close(self)
+edge.EdgeEngine._close_shard = reported
+"""
+
+
+def test_the_console_script_leaves_an_unwritten_shard_to_the_exit(home: Path) -> None:
+    """A search's store is not closed (Qdrant Edge's close syncs every mapped file): the
+    exit releases it, the next process finds everything; a write's store is closed
+    (flushed) before the exit as ever."""
+    script = _REPORTS_CLOSES + _CONSOLE_SCRIPT
+
+    def console(*args: str) -> subprocess.CompletedProcess[str]:
+        return _console(home, *args, script=script)
+
+    added = console("add", "Maya moved to Lisbon", "--user-id", "maya", "--no-infer")
+    assert added.returncode == 0, added.stderr
+    assert "shard closed, changed" in added.stderr
+    for _ in range(2):  # the second one opens what the first left to its exit
+        done = console("search", "Where did Maya move?", "--user-id", "maya", "--json")
+        assert done.returncode == 0, done.stderr
+        assert "shard closed" not in done.stderr
+        assert "interpreter teardown ran" not in done.stderr
+        assert json.loads(done.stdout)["results"][0]["memory"] == "Maya moved to Lisbon"

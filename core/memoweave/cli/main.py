@@ -60,8 +60,12 @@ def run() -> None:
     interpreter's usual one after a plugin's command (its own buffers and finalisers are
     not ours to skip), when another (non-daemon) thread is still running, whose work may
     not be done, when flushing fails (a closed pipe), or when the command ended with an
-    exception.
+    exception. Because the process ends right after, stores are closed with
+    :func:`~memoweave.cli.common.exit_after_command`'s lighter close.
     """
+    from memoweave.cli.common import exit_after_command
+
+    exit_after_command()
     try:
         main()
     except SystemExit as done:

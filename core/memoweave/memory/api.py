@@ -216,6 +216,12 @@ class Memory:
         """Release the providers and the history database. Idempotent."""
         run(self._ops.close())
 
+    def _close_at_exit(self) -> None:
+        """:meth:`close` for the command line's process, which ends right after: the
+        vector store may leave to the exit what the exit makes unnecessary (see
+        ``VectorStore.close_at_exit``)."""
+        run(self._ops.close(at_exit=True))
+
     def _ensure_ready(self) -> None:
         """Bind the collection and roll back writes a crash left half-done (once)."""
         run(self._ops.ensure_ready())

@@ -63,9 +63,10 @@ class Lifecycle:
         finally:
             self.coordinator.release_all()
 
-    def close(self) -> Steps[None]:
+    def close(self, *, at_exit: bool = False) -> Steps[None]:
         """Release the providers and the history database, after the writes applying
-        (once: a second close does nothing)."""
+        (once: a second close does nothing); ``at_exit``: the process ends right after,
+        the vector store gets ``VectorStore.close_at_exit``."""
         p = self.providers
         yield call(self.coordinator.acquire_all)
         try:
@@ -73,7 +74,9 @@ class Lifecycle:
                 return
             self._closed = True
             for provider in (p.llm, p.embedder, p.vector_store, p.reranker, p.graph_store):
-                if provider is not None:
+                if provider is p.vector_store and at_exit:
+                    yield call(p.vector_store.close_at_exit)
+                elif provider is not None:
                     yield call(provider.close)
             yield call(p.history.close)
         finally:

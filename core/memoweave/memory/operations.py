@@ -379,11 +379,11 @@ class MemoryOperations:
         """See :meth:`memoweave.memory.lifecycle.Lifecycle.ensure_ready`."""
         return self.lifecycle.ensure_ready()
 
-    def close(self) -> Steps[None]:
+    def close(self, *, at_exit: bool = False) -> Steps[None]:
         """See :meth:`memoweave.memory.lifecycle.Lifecycle.close`; then the retriever's
         worker thread stops."""
         try:
-            yield from self.lifecycle.close()
+            yield from self.lifecycle.close(at_exit=at_exit)
         finally:
             self.retriever.close()
 

@@ -225,6 +225,12 @@ class VectorStore(ABC):
     def close(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """Flush and release the engine. Idempotent."""
 
+    def close_at_exit(self) -> None:
+        """:meth:`close` in a process that ends right after (the ``memoweave`` command
+        line): a store may leave to the exit what the exit makes unnecessary, never what
+        keeps an acknowledged write. The default closes."""
+        self.close()
+
     def repair_collection(self, name: str) -> builtins.list[str]:
         """Repair what stops :meth:`ensure_collection` from opening the existing collection
         ``name`` (e.g. a lost metadata file rebuilt from the engine's own files) without

@@ -54,6 +54,10 @@ _META = "memoweave.json"
 _SHARD_CONFIG = "edge_config.json"
 """The shard's own configuration file (written by qdrant-edge), read only by repair."""
 _DISTANCES: dict[str, Metric] = {"Cosine": "cosine", "Dot": "dot", "Euclid": "euclidean"}
+LEFT_TO_EXIT: list[tuple[Any, ExclusiveFileLock | None]] = []
+"""Shards left loaded for the process's exit, each with its folder lock
+(:meth:`EdgeEngine.leave_to_exit`): held here so that no garbage collection closes them
+before it."""
 
 
 class EdgeEngine(Engine):
@@ -291,6 +295,19 @@ class EdgeEngine(Engine):
             self._close_shard()
         finally:
             self._release_lock()
+
+    def leave_to_exit(self) -> bool:
+        """Keep a shard nothing wrote since it loaded (or was last flushed) loaded until
+        the process ends (:data:`LEFT_TO_EXIT`), with this engine's folder lock; a changed
+        one is not kept (``False``): closing flushes it."""
+        with self._mapping:
+            if self._shard is None or self._unflushed:
+                return False
+            LEFT_TO_EXIT.append((self._shard, self._lock))
+            self._shard, self._lock = None, None
+            self._segments = None
+            self._points = None
+            return True
 
     def _close_shard(self) -> None:
         """Flush what this engine changed, then close. A shard only read is not flushed:

@@ -96,6 +96,12 @@ class Engine(ABC):
     def close(self) -> None:
         """Release the engine (idempotent)."""
 
+    def leave_to_exit(self) -> bool:
+        """For a process that ends right after: keep the collection open until then
+        instead of closing it, when closing would save nothing; whether it was kept
+        (then the engine is done). The default keeps nothing."""
+        return False
+
     def repair(self, name: str) -> list[str]:
         """Repair what stops ``name`` from opening, deleting nothing; one sentence per
         repair. Engines with nothing to repair keep this default."""

@@ -173,3 +173,36 @@ def test_only_a_store_that_wrote_flushes_on_close(qdrant_make_store: Any, tmp_pa
     again = qdrant_make_store(config)
     again.ensure_collection("c", 4)
     assert again.count() == 8
+
+
+def test_close_at_exit_leaves_only_an_unwritten_shard_loaded(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    """A process about to end keeps a shard it only read loaded, with its folder lock,
+    for the exit; a store that wrote is closed (flushed, lock released) as by close()."""
+    import memoweave_qdrant.edge_engine as edge_engine
+
+    config = {"path": str(tmp_path / "edge")}
+    writer = qdrant_make_store(config)
+    writer.ensure_collection("c", 4)
+    writer.upsert(_records(5))
+    left = len(edge_engine.LEFT_TO_EXIT)
+    writer.close_at_exit()
+    assert len(edge_engine.LEFT_TO_EXIT) == left
+
+    reader = qdrant_make_store(config)  # the writer's lock was released
+    reader.ensure_collection("c", 4)
+    assert reader.count() == 5
+    reader.close_at_exit()
+    assert len(edge_engine.LEFT_TO_EXIT) == left + 1
+    with pytest.raises(VectorStoreError):
+        reader.count()  # closed for its caller
+    blocked = qdrant_make_store(config)
+    with pytest.raises(VectorStoreError, match="locked"):
+        blocked.ensure_collection("c", 4)  # the lock stays until the exit
+    shard, lock = edge_engine.LEFT_TO_EXIT.pop()
+    shard.close()
+    lock.release()
+    again = qdrant_make_store(config)
+    again.ensure_collection("c", 4)
+    assert again.count() == 5

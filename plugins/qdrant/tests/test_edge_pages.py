@@ -132,6 +132,44 @@ def test_a_writer_releases_its_log_after_an_optimisation_and_loses_nothing(
         assert np.allclose(got.vector, record.vector, atol=1e-6)
 
 
+_CHECKER = """
+import json, sys
+sys.path.insert(0, {tests!r})
+from test_edge_pages import _records, _resident_kb
+from pathlib import Path
+from memoweave.plugins import load_registry
+store = load_registry().create("vector_store", "qdrant", {config!r})
+store.ensure_collection("c", 16)
+store.upsert(_records(300))  # checked (a first write is), nothing to optimise
+assert store._engine._shard.info().indexed_vectors_count == 0
+after_check = _resident_kb(Path({shard!r}))
+store.upsert(_records(10, start=300))  # logged after the release, never flushed
+print(json.dumps(after_check), flush=True)
+import os
+os._exit(0)  # no close, no flush: only the log holds every point
+"""
+
+
+def test_a_writer_releases_its_log_at_each_optimisation_check_and_loses_nothing(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    """A check that finds nothing to optimise (the tail under the threshold) releases
+    the log written so far too."""
+    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 64}  # 1,024 vectors
+    shard = tmp_path / "edge" / "c" / "shard"
+    script = _CHECKER.format(tests=str(Path(__file__).parent), config=config, shard=str(shard))
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["wal"] == 0
+    store = qdrant_make_store(config)
+    store.ensure_collection("c", DIMS)
+    assert store.count() == 310
+    got = store.get([_records(310)[k].id for k in (0, 299, 309)])
+    assert [r.payload["n"] for r in got] == [0, 299, 309]
+
+
 def _cached_pages(path: Path) -> int:
     """Pages of ``path`` in the page cache (``mincore`` over a private mapping of it,
     which reads nothing)."""

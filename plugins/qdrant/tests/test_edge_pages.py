@@ -111,18 +111,25 @@ os._exit(0)  # no close, no flush: only the log holds the last 50
 """
 
 
+def _run_writer(script: str, config: dict[str, Any], shard: Path) -> dict[str, int]:
+    """Run ``script`` (a template of ``tests``, ``config`` and ``shard``) in a new Python
+    process that exits without closing its store; the resident KiB it printed."""
+    source = script.format(tests=str(Path(__file__).parent), config=config, shard=str(shard))
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(source)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    resident: dict[str, int] = json.loads(done.stdout)
+    return resident
+
+
 def test_a_writer_releases_its_log_after_an_optimisation_and_loses_nothing(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
     # float32: every vector must come back exactly as written
     config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4, "vector_datatype": "float32"}
-    shard = tmp_path / "edge" / "c" / "shard"
-    script = _WRITER.format(tests=str(Path(__file__).parent), config=config, shard=str(shard))
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["wal"] == 0
+    resident = _run_writer(_WRITER, config, tmp_path / "edge" / "c" / "shard")
+    assert resident["wal"] == 0
     store = qdrant_make_store(config)
     store.ensure_collection("c", DIMS)
     assert store.count() == 950
@@ -156,13 +163,8 @@ def test_a_writer_releases_its_log_at_each_optimisation_check_and_loses_nothing(
     """A check that finds nothing to optimise (the tail under the threshold) releases
     the log written so far too."""
     config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 64}  # 1,024 vectors
-    shard = tmp_path / "edge" / "c" / "shard"
-    script = _CHECKER.format(tests=str(Path(__file__).parent), config=config, shard=str(shard))
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["wal"] == 0
+    resident = _run_writer(_CHECKER, config, tmp_path / "edge" / "c" / "shard")
+    assert resident["wal"] == 0
     store = qdrant_make_store(config)
     store.ensure_collection("c", DIMS)
     assert store.count() == 310

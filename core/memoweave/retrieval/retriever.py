@@ -20,7 +20,9 @@
    ``threshold`` applies to it; the optional reranker then reorders the fused top
    ``rerank_top_n``. A reranker whose scores are probabilities joins the fusion as the
    ``rerank`` signal (:func:`.fusion.fuse_reranked`) and ``threshold`` applies to that
-   score; any other reranker's own score replaces the fused one.
+   score; any other reranker's own score replaces the fused one. A first-person query
+   and the fact memories reach the reranker rewritten about "the user"
+   (:mod:`.rerank_view`).
 5. Each ranked :class:`.candidates.Candidate` carries every signal's raw score, rank and
    contribution (the contributions add up to the score; with a reranker of its own scale,
    ``rerank`` holds its score and rank and ``score`` is the reranker's), which
@@ -55,7 +57,16 @@ from memoweave.retrieval.fusion import fuse_calibrated, fuse_reranked, fuse_rrf,
 from memoweave.retrieval.graph import GraphContext, graph_context, graph_hits, graph_relations
 from memoweave.retrieval.keyword import keyword_payloads, keyword_scores, keyword_scores_of
 from memoweave.retrieval.neighbours import neighbour_scores
-from memoweave.retrieval.profiles import KIND_FACT, PROFILES, SIGNALS, Profile, profile_of
+from memoweave.retrieval.profiles import (
+    KIND_FACT,
+    KIND_TURN,
+    MEMORY_KIND_KEY,
+    PROFILES,
+    SIGNALS,
+    Profile,
+    profile_of,
+)
+from memoweave.retrieval.rerank_view import rerank_view
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
 from memoweave.runtime.overlap import Overlap
 from memoweave.runtime.steps import Steps, call, gather
@@ -262,6 +273,8 @@ class Retriever:
         (``fused``), else by its own score."""
         assert self._reranker is not None
         texts = [c.payload.get("memory", "") for c in ranked]
+        facts = [c.payload.get(MEMORY_KIND_KEY) != KIND_TURN for c in ranked]
+        query, texts = rerank_view(query, texts, facts)  # a first-person query: about "the user"
         out = yield call(self._reranker.rerank, query, texts, top_k=len(texts))
         reordered: list[Candidate] = []
         for doc in out:

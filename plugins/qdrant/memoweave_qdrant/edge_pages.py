@@ -66,8 +66,10 @@ def prefetch_loaded(segments: Path) -> int:
     Qdrant Edge drops the page cache of what it loaded into memory, so without this a
     load faults every page of them in again, one at a time: at 10k memories 8,200 major
     faults and 4.7 MB from disk, ~100 ms CPU and 200 wall; advised first, ~25-35 ms of
-    read-ahead and a ~45-55 ms load. What is advised is read by the load anyway, and
-    Qdrant Edge drops it again after."""
+    read-ahead and a ~45-55 ms load. Each file is advised in chunks the kernel reads
+    whole (:func:`read_ahead_bytes`), so a file longer than one advice is read ahead
+    entirely. What is advised is read by the load anyway, and Qdrant Edge drops it again
+    after."""
     skipped = {str(path) for pattern in _NOT_PREFETCHED for path in segments.glob(pattern)}
     advised = 0
     for folder, _, files in os.walk(segments):
@@ -136,7 +138,9 @@ def _madvise() -> Callable[[int, int, int], int]:
 
 def _advise(path: str, advice: str) -> bool:
     """Give the kernel ``advice`` (an ``os.POSIX_FADV_*`` name) about all of ``path``;
-    whether it was given."""
+    whether it was given. ``POSIX_FADV_WILLNEED`` is given in chunks of
+    :func:`read_ahead_bytes`: Linux reads at most that much per call and ignores the
+    rest of the range."""
     advise = getattr(os, "posix_fadvise", None)
     if advise is None:  # pragma: no cover - not on this platform
         return False
@@ -145,9 +149,44 @@ def _advise(path: str, advice: str) -> bool:
     except OSError:  # a segment an optimisation removed meanwhile
         return False
     try:
-        advise(fd, 0, 0, getattr(os, advice))
+        if advice == "POSIX_FADV_WILLNEED":
+            info = os.fstat(fd)
+            chunk = read_ahead_bytes(info.st_dev)
+            for offset in range(0, info.st_size, chunk):
+                advise(fd, offset, chunk, os.POSIX_FADV_WILLNEED)
+        else:
+            advise(fd, 0, 0, getattr(os, advice))
     except OSError:
         return False
     finally:
         os.close(fd)
     return True
+
+
+_READ_AHEAD_FALLBACK = 128 * 1024
+"""Bytes per read-ahead advice where the device's read-ahead size cannot be read (the
+kernel's default read-ahead, the least any block device reads per advice)."""
+_READ_AHEAD: dict[int, int] = {}
+
+
+def read_ahead_bytes(device: int) -> int:
+    """The most Linux reads ahead per ``POSIX_FADV_WILLNEED`` call on files of
+    ``device`` (an ``st_dev``), as far as this process can tell: the device's read-ahead
+    size (``/sys/class/bdi/MAJOR:MINOR/read_ahead_kb``; the kernel reads up to the larger
+    of it and the device's largest I/O), else 128 KiB.
+
+    The kernel silently drops the rest of a longer range: advising a whole 15 MiB int8
+    vector file at once read its first 8 MiB here (128 KiB on a disk with the default
+    read-ahead), and the load faulted in the rest one page at a time (100k memories:
+    3,650 major faults, 0.47 s instead of 0.17 of CPU)."""
+    found = _READ_AHEAD.get(device)
+    if found is None:
+        found = _READ_AHEAD_FALLBACK
+        bdi = f"/sys/class/bdi/{os.major(device)}:{os.minor(device)}/read_ahead_kb"
+        try:
+            with open(bdi, encoding="ascii") as size:
+                found = int(size.read()) * 1024 or _READ_AHEAD_FALLBACK
+        except (OSError, ValueError):
+            pass
+        _READ_AHEAD[device] = found
+    return found

@@ -8,17 +8,19 @@ faults them in again one page at a time (page cache checked with ``mincore``).""
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
 import textwrap
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from memoweave_qdrant.edge_pages import drop_cached_pages, prefetch_loaded
+from memoweave_qdrant.edge_pages import drop_cached_pages, prefetch_loaded, read_ahead_bytes
 
 from memoweave.filters import parse_filter
 from memoweave.providers.vector_store import VectorRecord
@@ -273,6 +275,37 @@ def test_prefetch_reads_ahead_what_the_load_reads_and_leaves_the_cold_files(
         assert _cached_pages(path) == -(-path.stat().st_size // 4096), path
     assert sum(_cached_pages(path) for path in cold) == 0  # searches read those in place
     assert prefetch_loaded(tmp_path / "missing") == 0
+
+
+def test_prefetch_reads_ahead_files_longer_than_one_advice(tmp_path: Path) -> None:
+    """Linux reads at most the device's read-ahead size per advice and drops the rest of
+    the range: a file several times that long (a big segment's int8 vectors) is read
+    ahead whole all the same (one advice read its first 8 MiB here, whatever the wait)."""
+    segments = tmp_path / "segments"
+    quantized = segments / "s" / "vector_storage" / "quantized.data"
+    quantized.parent.mkdir(parents=True)
+    chunk = read_ahead_bytes(tmp_path.stat().st_dev)
+    size = 3 * chunk + 4096 * 3
+    with open(quantized, "wb") as out:
+        out.write(os.urandom(size))
+        out.flush()
+        os.fsync(out.fileno())
+        os.posix_fadvise(out.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+    assert _cached_pages(quantized) < chunk // 4096
+    assert prefetch_loaded(segments) == 1
+    # the advice only queues the reads: wait for them (every page, or a generous deadline)
+    pages, deadline = -(-size // 4096), time.monotonic() + 30
+    while _cached_pages(quantized) < pages and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _cached_pages(quantized) == pages
+
+
+def test_read_ahead_size_is_the_devices_or_the_default(tmp_path: Path) -> None:
+    device = tmp_path.stat().st_dev
+    bdi = Path(f"/sys/class/bdi/{os.major(device)}:{os.minor(device)}/read_ahead_kb")
+    expected = int(bdi.read_text()) * 1024 if bdi.exists() else 0
+    assert read_ahead_bytes(device) == (expected or 128 * 1024)
+    assert read_ahead_bytes(os.makedev(4095, 1048575)) == 128 * 1024  # no such device
 
 
 def test_a_reopened_shard_is_not_faulted_in_page_by_page(

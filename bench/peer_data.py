@@ -21,6 +21,7 @@ import random
 import resource
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
@@ -213,6 +214,41 @@ def fresh_texts(n: int, tag: str) -> list[str]:
     return [f"{f.text[:-1]} ({tag})." for f in corpus(POOL_MAX + n)[POOL_MAX:]]
 
 
+def phase_texts(
+    layout: Layout, pool: int, plan: Plan, tag: str
+) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """What the timed phases ask and write: ``plan.queries + 5`` questions about
+    ``layout`` (:func:`queries`, facts from a pool of ``pool``), the fresh texts of the
+    timed ingest and those of the searches after a write (:func:`fresh_texts`), made in a
+    child process.
+
+    Each is drawn from a corpus of ~100k facts. Made in the measured process, the few
+    strings kept would keep the corpus's memory: Python's small-object heap frees a 1 MiB
+    block only when nothing in it is alive, and the 205 questions of a run kept 26 of the
+    28 blocks the 100k-fact corpus had filled (26 MiB, measured as the system's RSS)."""
+    args = [layout.key, pool, plan.queries + 5, plan.single + plan.batches * BATCH]
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); import peer_data; "
+        "print(json.dumps(peer_data._phase_texts(*json.loads(sys.argv[2]))))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(BENCH), json.dumps([*args, plan.queries // 4, tag])],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    asked, new, extra = json.loads(proc.stdout)
+    return [(user, question) for user, question in asked], new, extra
+
+
+def _phase_texts(
+    key: str, pool: int, n_asked: int, n_new: int, n_extra: int, tag: str
+) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """:func:`phase_texts`'s child."""
+    asked = queries(Layout.parse(key), corpus(pool), n_asked)
+    return asked, fresh_texts(n_new, tag), fresh_texts(n_extra, f"{tag} after")
+
+
 def cache_path(n: int, model: str) -> Path:
     """Where the vectors of the first ``n`` facts embedded by ``model`` are cached."""
     return CACHE / f"corpus-v{CORPUS_VERSION}-{model}-{n}.npy"
@@ -385,9 +421,11 @@ def run_phases(
     """Fill ``layout``, then time ingest, searches and inferred adds; returns the figures,
     the layout reached (a time cap may stop the fill early) and the last query asked.
 
-    ``fill_vectors`` (text -> cached vector, the system's embedder reads it) and
-    ``facts`` are emptied after the fill (once the questions are drawn), so the RSS
-    measured later is the system's, not the cache's or the corpus's (~30 MiB at 100k).
+    ``facts`` (the corpus of ``layout``'s pool; empty with ``prefilled``) and
+    ``fill_vectors`` (text -> cached vector, the system's embedder reads it) are emptied
+    after the fill and the texts of the timed phases come from :func:`phase_texts`, so
+    the RSS measured later is the system's, not the cache's or the corpus's (~30 MiB at
+    100k).
     ``prefilled``: the fill figures of a home the system already holds (a saved fill, see
     ``peer.py --filled``); the fill is skipped. ``after_fill`` gets the fill figures once
     the fill is done, before anything is timed (it may save the home)."""
@@ -399,12 +437,11 @@ def run_phases(
         if after_fill is not None:
             after_fill(dict(out))
     eff = reached(layout, out["filled"])
-    asked = queries(eff, facts, plan.queries + 5)
     facts.clear()
     fill_vectors.clear()
     gc.collect()  # unmaps the vector cache once nothing views it
+    asked, new, extra = phase_texts(eff, pool_size(layout), plan, tag)
 
-    new = fresh_texts(plan.single + plan.batches * BATCH, tag)
     single = Timer.new()
     for i, text in enumerate(new[: plan.single]):
         single.time(system.add, [text], scope_id(i % eff.scopes))
@@ -424,7 +461,6 @@ def run_phases(
 
     # a chat app's steady state: every search follows a write to the same scope
     after_write = Timer.new()
-    extra = fresh_texts(plan.queries // 4, f"{tag} after")
     for text, (user, question) in zip(extra, asked[5:], strict=False):
         system.add([text], user)
         after_write.time(system.search, question, user)

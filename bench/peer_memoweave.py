@@ -148,7 +148,7 @@ class MemoweaveSystem:
 
 def run(system: str, layout: Layout, args: argparse.Namespace) -> dict[str, Any]:
     """Every phase for one system and layout; the figures as a flat dict."""
-    facts = corpus(pool_size(layout))
+    facts: list[Any] = []  # the corpus, for a fill (a saved one needs none)
     saved = None
     if args.filled and system != "memoweave-memory":  # the in-memory store has no home
         saved = args.filled / f"{system}-{layout.key}"
@@ -159,6 +159,7 @@ def run(system: str, layout: Layout, args: argparse.Namespace) -> dict[str, Any]
         copy_tree(saved / "home", home)
         known: dict[str, Any] = {}
     else:
+        facts = corpus(pool_size(layout))
         vectors = load_vectors(len(facts), MODEL)
         if vectors is None:
             raise SystemExit(f"no embedding cache for {len(facts)} facts: run --cache first")

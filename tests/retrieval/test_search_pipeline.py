@@ -255,3 +255,50 @@ def test_neighbours_are_the_nearby_turns_of_the_same_add_call() -> None:
     ]
     near = neighbour_scores({c.id: c for c in cands})
     assert near == {"a0": 0.2, "a2": 0.9, "a3": 0.4, "a5": 0.1}
+
+
+def test_fact_neighbours_are_the_facts_observed_at_the_same_moment() -> None:
+    from memoweave.retrieval.candidates import Candidate
+    from memoweave.retrieval.neighbours import FACT_GROUP_MAX, neighbour_scores
+
+    def fact(memory_id: str, score: float, observed: object, kind: str = "fact") -> Candidate:
+        payload = {"observed_ts": observed, "memory_kind": kind}
+        return Candidate(memory_id, payload, score=score)
+
+    cands = [
+        fact("s1a", 0.6, 100.0),
+        fact("s1b", 0.3, 100.0),
+        fact("s1c", 0.1, 100),  # an int timestamp: the same moment
+        fact("s2", 0.9, 200.0),  # alone at its moment: no neighbour
+        fact("t", 0.8, 100.0, kind="turn"),  # turns are grouped by position only
+        fact("bad", 0.7, "100"),  # not a timestamp
+        fact("flag", 0.7, True),
+        Candidate("none", {}, score=0.5),
+    ]
+    near = neighbour_scores({c.id: c for c in cands})
+    assert near == {"s1a": 0.3, "s1b": 0.6, "s1c": 0.6}
+    bulk = [fact(f"b{i}", i / 100, 300.0) for i in range(FACT_GROUP_MAX + 1)]
+    assert neighbour_scores({c.id: c for c in bulk}) == {}  # a bulk import: no signal
+    assert len(neighbour_scores({c.id: c for c in bulk[:FACT_GROUP_MAX]})) == FACT_GROUP_MAX
+
+
+def test_facts_of_one_conversation_lift_each_other(build_memory: BuildMemory) -> None:
+    query, mate = "Did Alice adopt a cat?", "The cat is called Smoke"
+    scores = {}
+    for apart in (False, True):
+        memory = build_memory()
+        session = "2024-05-08T13:56:00+00:00"
+        add_texts(memory, ["Alice adopted a grey cat"], observed_at=session)
+        add_texts(memory, [mate], observed_at="2024-05-09T10:00:00+00:00" if apart else session)
+        add_texts(memory, FILLER, observed_at="2024-06-01T09:00:00+00:00")
+        hits = memory.search(query, user_id="alice", explain=True)["results"]
+        hit = next(h for h in hits if h["memory"] == mate)
+        scores[apart] = hit["score"]
+        if apart:
+            assert "neighbour" not in hit["explain"]
+        else:
+            signal = hit["explain"]["neighbour"]
+            assert 0.0 < signal["value"] == signal["score"] <= 1.0 and signal["contribution"] > 0
+            shares = sum(s["contribution"] for s in hit["explain"].values())
+            assert shares == pytest.approx(hit["score"])
+    assert scores[False] > scores[True]

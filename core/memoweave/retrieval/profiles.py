@@ -55,7 +55,8 @@ class Profile:
     time: float
     recency: float = 0.0
     neighbour: float = 0.0
-    """Weight of the neighbour signal (:mod:`.neighbours`, turns only; not a setting)."""
+    """Weight of the neighbour signal (:mod:`.neighbours`: nearby turns, or facts observed
+    at the same moment; not a setting)."""
     reranked: RerankStage = RerankStage(bias=0.0, fused=1.0, rerank=0.0)
     """The second stage with a reranker's probability (fitted with the ``onnx``
     cross-encoder: ``bench/fit_fusion.py --rerank-stage``); the default keeps the
@@ -80,14 +81,17 @@ PROFILES: dict[str, Profile] = {
         reranked=RerankStage(bias=-3.82, fused=0.19, rerank=4.57),
     ),
     # LoCoMo observations of 26/30/41 + the fact-QA dev personas, checked on the rest; the
-    # reranked stage refitted (session 8) on the reranker's scores of the rewritten first-
-    # person queries (.rerank_view): same ranking as before, calibration only
+    # neighbour weight (facts observed at the same moment, session 8) chosen on 26/30/41 by
+    # recall@10 with the others fixed (2 over 3); the reranked stage refitted (session 8) on
+    # the reranker's scores of the rewritten first-person queries (.rerank_view): same
+    # ranking as before, calibration only
     KIND_FACT: Profile(
         bias=-4.59,
         dense=4.05,
         keyword=3.77,
         entity=0.0,
         time=0.89,
+        neighbour=2.0,
         reranked=RerankStage(bias=-4.40, fused=0.447, rerank=5.37),
     ),
 }

@@ -189,8 +189,8 @@ class Retriever:
         self._overlap.close()
 
     def _fuse_calibrated(self, candidates: dict[str, Candidate]) -> None:
-        """Calibrated fusion; then turns whose neighbours scored get the neighbour signal
-        (their first-pass scores, :mod:`.neighbours`) and are fused again with it."""
+        """Calibrated fusion; then turns and facts whose neighbours scored get the neighbour
+        signal (their first-pass scores, :mod:`.neighbours`) and are fused again with it."""
         for cand in candidates.values():
             profile = profile_of(cand.payload)
             fuse_calibrated(cand, self._weights(profile), profile.bias)

@@ -99,3 +99,32 @@ def test_a_reranker_of_its_own_scale_replaces_the_score(build_memory: BuildMemor
     cut = everything[1]["score"]  # threshold applies to the fused score, before reranking
     kept = memory.search(QUERY, user_id="alice", rerank=True, threshold=cut)["results"]
     assert {h["id"] for h in kept} == {h["id"] for h in everything[:2]}
+
+
+def test_results_past_the_reranked_ones_follow_in_fused_order(build_memory: BuildMemory) -> None:
+    reranker = WordsReranker(probabilities=True)
+    memory = build_memory(retrieval={"rerank_top_n": 2}, reranker=reranker)
+    add_texts(memory, TEXTS)
+    plain = memory.search(QUERY, user_id="alice", top_k=5)["results"]
+    hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, explain=True)["results"]
+    assert reranker.calls == [2] and len(hits) == 5
+    assert {h["id"] for h in hits[:2]} == {h["id"] for h in plain[:2]}
+    assert all("rerank" in h["explain"] for h in hits[:2])
+    tail = hits[2:]
+    assert [(h["id"], h["score"]) for h in tail] == [(h["id"], h["score"]) for h in plain[2:]]
+    assert not any("rerank" in h["explain"] for h in tail)
+    cut = plain[3]["score"]  # threshold: on each result's own score
+    kept = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, threshold=cut)["results"]
+    assert [h["id"] for h in kept if h["id"] in {p["id"] for p in plain[2:]}] == [
+        h["id"] for h in plain[2:4]
+    ]
+    assert all(h["score"] >= cut for h in kept)
+
+
+def test_a_reranker_of_its_own_scale_returns_only_what_it_ranked(
+    build_memory: BuildMemory,
+) -> None:
+    memory = build_memory(retrieval={"rerank_top_n": 2}, reranker=WordsReranker(False))
+    add_texts(memory, TEXTS)
+    hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True)["results"]
+    assert len(hits) == 2

@@ -18,9 +18,11 @@
    values into one score in [0, 1] with the fitted profile of each memory's kind
    (:mod:`.profiles`), so a score does not depend on the other candidates;
    ``threshold`` applies to it; the optional reranker then reorders the fused top
-   ``rerank_top_n``. A reranker whose scores are probabilities joins the fusion as the
-   ``rerank`` signal (:func:`.fusion.fuse_reranked`) and ``threshold`` applies to that
-   score; any other reranker's own score replaces the fused one. A first-person query
+   ``rerank_top_n`` (a reranker of probabilities: the other results follow in fused
+   order; any other reranker's results are all that is returned). A reranker whose
+   scores are probabilities joins the fusion as the ``rerank`` signal
+   (:func:`.fusion.fuse_reranked`) and ``threshold`` applies to that score; any other
+   reranker's own score replaces the fused one. A first-person query
    and the fact memories reach the reranker rewritten about "the user"
    (:mod:`.rerank_view`).
 5. Each ranked :class:`.candidates.Candidate` carries every signal's raw score, rank and
@@ -174,9 +176,13 @@ class Retriever:
         if threshold is not None and not fused:
             ranked = [c for c in ranked if c.score >= threshold]
         if reranker is not None and ranked:
-            ranked = yield from self._rerank(query, ranked[: settings.rerank_top_n], fused)
-            if threshold is not None and fused:
-                ranked = [c for c in ranked if c.score >= threshold]
+            n = settings.rerank_top_n
+            head, tail = ranked[:n], ranked[n:]
+            ranked = yield from self._rerank(query, head, fused)
+            if fused:  # the rest follow in fused order, with their first-pass scores
+                ranked = [*ranked, *tail]
+                if threshold is not None:
+                    ranked = [c for c in ranked if c.score >= threshold]
         return ranked[:top_k]
 
     def _dense(self, query: str, node: FilterNode, n: int) -> Steps[tuple[list[float], SignalHits]]:

@@ -46,7 +46,12 @@ from memoweave_qdrant.edge_index import (
     exact_params,
     shard_config,
 )
-from memoweave_qdrant.edge_pages import drop_cached_pages, prefetch_loaded, release_read_once
+from memoweave_qdrant.edge_pages import (
+    SearchedPages,
+    drop_cached_pages,
+    prefetch_loaded,
+    release_read_once,
+)
 from memoweave_qdrant.engine import Engine, Row
 from memoweave_qdrant.filters import Clause, Condition, IsEmpty, Match, Range, Substring
 
@@ -90,7 +95,10 @@ class EdgeEngine(Engine):
         self._lock_name: str | None = None
         self._mapping = threading.Lock()
         """Held by every call that can map or unmap shard files (load, writes, flush,
-        close) and by :func:`release_read_once`, which advises addresses it read."""
+        close) and by :func:`release_read_once` and :class:`SearchedPages`, which
+        advise addresses they read."""
+        self._searched: SearchedPages | None = None
+        """Releases the pages searches read from the open shard (None: no shard)."""
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, name: str, dims: int, metric: Metric, *, create: bool) -> tuple[int, Metric]:
@@ -132,6 +140,7 @@ class EdgeEngine(Engine):
             config = self._config(dims, metric, datatype)
             self._shard = q.EdgeShard.load(str(folder / "shard"), config)
             release_read_once(folder / "shard")
+            self._searched = SearchedPages(folder / "shard")
         self._segments = folder / "shard" / "segments"
         drop_cached_pages(self._segments)
         if self._threshold_kb:  # a quarter of a threshold's worth of points (4 B/dimension)
@@ -309,7 +318,7 @@ class EdgeEngine(Engine):
                 return False
             LEFT_TO_EXIT.append((self._shard, self._lock))
             self._shard, self._lock = None, None
-            self._segments = None
+            self._segments = self._searched = None
             self._points = None
             return True
 
@@ -318,7 +327,7 @@ class EdgeEngine(Engine):
         a flush rewrites and fsyncs every segment's trackers even when nothing changed
         (~80-230 ms at 1k-100k points, the biggest part of a read-only process's exit)."""
         shard, self._shard = self._shard, None
-        self._segments = None
+        self._segments = self._searched = None
         self._points = None
         unflushed, self._unflushed = self._unflushed, False
         if shard is not None:
@@ -360,7 +369,22 @@ class EdgeEngine(Engine):
         with the filter; if ``limit`` of them pass they are the filtered search's hits
         (every passing point left out is farther than all of them, up to the graph's
         approximation, which an unfiltered walk makes no worse), otherwise the
-        candidates are found with the filter."""
+        candidates are found with the filter.
+
+        After it, the pages of original vectors and payloads it read are released
+        (:class:`SearchedPages`), unless a call that maps files is running (a write)."""
+        try:
+            return self._search(vector, limit, where)
+        finally:
+            if self._mapping.acquire(blocking=False):
+                try:
+                    searched = self._searched
+                    if searched is not None:  # not closed meanwhile
+                        searched.release()
+                finally:
+                    self._mapping.release()
+
+    def _search(self, vector: list[float], limit: int, where: Clause | None) -> list[Row]:
         q = self._q
         native = self._filter(where)
         nearest = q.Query.Nearest(vector)

@@ -140,7 +140,7 @@ class EdgeEngine(Engine):
             config = self._config(dims, metric, datatype)
             self._shard = q.EdgeShard.load(str(folder / "shard"), config)
             release_read_once(folder / "shard")
-            self._searched = SearchedPages(folder / "shard")
+            self._searched = SearchedPages(folder / "shard", skip_first=True)
         self._segments = folder / "shard" / "segments"
         drop_cached_pages(self._segments)
         if self._threshold_kb:  # a quarter of a threshold's worth of points (4 B/dimension)
@@ -371,8 +371,9 @@ class EdgeEngine(Engine):
         approximation, which an unfiltered walk makes no worse), otherwise the
         candidates are found with the filter.
 
-        After it, the pages of original vectors and payloads it read are released
-        (:class:`SearchedPages`), unless a call that maps files is running (a write)."""
+        After it (from the shard's second search on), the pages of original vectors and
+        payloads it read are released (:class:`SearchedPages`), unless a call that maps
+        files is running (a write)."""
         try:
             return self._search(vector, limit, where)
         finally:

@@ -284,6 +284,40 @@ edge.EdgeEngine._close_shard = reported
 """
 
 
+_REPORTS_EXIT_HINT = """
+import sys
+import memoweave_qdrant.edge_engine as edge
+hint = edge.EdgeEngine.expect_exit
+def reported(self):
+    print("told the process exits", file=sys.stderr)
+    hint(self)
+edge.EdgeEngine.expect_exit = reported
+"""
+
+
+def test_the_console_script_tells_the_store_the_process_exits(home: Path) -> None:
+    """Before its command the console script tells the vector store that the process ends
+    after it (``VectorStore.expect_exit``); the command line run as a library call (``main``)
+    does not, and both find the same memories."""
+    hinted = _console(
+        home,
+        "search",
+        "cello",
+        "--user-id",
+        "maya",
+        "--json",
+        script=_REPORTS_EXIT_HINT + _CONSOLE_SCRIPT,
+    )
+    assert hinted.returncode == 0, hinted.stderr
+    assert "told the process exits" in hinted.stderr
+    plain = _console(
+        home, "search", "cello", "--user-id", "maya", "--json", script=_REPORTS_EXIT_HINT + _RUN_CLI
+    )
+    assert plain.returncode == 0, plain.stderr
+    assert "told the process exits" not in plain.stderr
+    assert json.loads(hinted.stdout)["results"] == json.loads(plain.stdout)["results"]
+
+
 def test_the_console_script_leaves_an_unwritten_shard_to_the_exit(home: Path) -> None:
     """A search's store is not closed (Qdrant Edge's close syncs every mapped file): the
     exit releases it, the next process finds everything; a write's store is closed

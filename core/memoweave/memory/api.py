@@ -216,6 +216,11 @@ class Memory:
         """Release the providers and the history database. Idempotent."""
         run(self._ops.close())
 
+    def _expect_exit(self) -> None:
+        """For the command line's process, before its command: it ends after this one
+        command (see ``VectorStore.expect_exit``)."""
+        self._providers.vector_store.expect_exit()
+
     def _close_at_exit(self) -> None:
         """:meth:`close` for the command line's process, which ends right after: the
         vector store may leave to the exit what the exit makes unnecessary (see

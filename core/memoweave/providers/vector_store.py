@@ -222,6 +222,12 @@ class VectorStore(ABC):
         """Keyword (BM25-like) search; only when ``capabilities.keyword_search``."""
         raise NotImplementedError(f"{type(self).__name__} does not implement keyword_search")
 
+    def expect_exit(self) -> None:  # noqa: B027 - optional hook, default does nothing
+        """A hint, given before the first operation, that the process ends after one
+        command (the ``memoweave`` command line): a store may skip the work whose only use
+        is to keep a long-running process's resident memory low. Never what a read or
+        write needs. The default does nothing."""
+
     def close(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """Flush and release the engine. Idempotent."""
 

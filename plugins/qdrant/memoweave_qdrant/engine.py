@@ -96,6 +96,10 @@ class Engine(ABC):
     def close(self) -> None:
         """Release the engine (idempotent)."""
 
+    def expect_exit(self) -> None:  # noqa: B027 - optional hook, default does nothing
+        """The process ends after its current command: skip what only keeps a
+        long-running process's resident memory low. The default has nothing to skip."""
+
     def leave_to_exit(self) -> bool:
         """For a process that ends right after: keep the collection open until then
         instead of closing it, when closing would save nothing; whether it was kept

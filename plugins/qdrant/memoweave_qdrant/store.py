@@ -375,6 +375,11 @@ class QdrantVectorStore(VectorStore):
         self._closed = True
         yield from self._step("close", self._engine.close)
 
+    def expect_exit(self) -> None:
+        """Edge mode: the shard opened next skips the memory advice whose only use is a
+        long-running process's resident memory (:meth:`.EdgeEngine.expect_exit`)."""
+        self._engine.expect_exit()
+
     def close_at_exit(self) -> None:
         """Edge mode with nothing written since the shard loaded or was last flushed: the
         shard is left loaded for the process's exit instead of closed (Qdrant Edge's close

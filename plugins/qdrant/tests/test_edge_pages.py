@@ -95,6 +95,39 @@ def test_opening_keeps_nothing_of_the_log_and_index_storage_it_read(
     assert last.get([records[7].id])[0].payload["n"] == 7
 
 
+def test_a_store_told_the_process_exits_skips_only_the_resident_memory_advice(
+    qdrant_make_store: Any, tmp_path: Path
+) -> None:
+    """``expect_exit`` (the command line's process, before its command): the shard opened
+    next keeps the log and index storage its load read mapped and releases nothing after
+    a search; reads and writes are the same, and a store not told releases as ever."""
+    config = {"path": str(tmp_path / "edge")}
+    store = qdrant_make_store(config)
+    store.ensure_collection("c", DIMS)
+    records = _records(300)
+    store.upsert(records)
+    store.close()
+    shard = tmp_path / "edge" / "c" / "shard"
+
+    told = qdrant_make_store(config)
+    told.expect_exit()
+    told.ensure_collection("c", DIMS)
+    assert _resident_kb(shard)["wal"] > 0  # left mapped: the exit releases it
+    assert told.search(records[5].vector, top_k=1, filter=SCOPE)[0].id == records[5].id
+    assert told._engine._searched is None  # no release after a search
+    told.upsert(_records(20, start=300))
+    assert told.count(filter=SCOPE) == 320
+    told.close()
+
+    again = qdrant_make_store(config)
+    again.ensure_collection("c", DIMS)
+    assert _resident_kb(shard)["wal"] == 0
+    assert again._engine._searched is not None
+    assert again.count(filter=SCOPE) == 320
+    assert again.get([records[7].id])[0].payload["n"] == 7
+    again.close()
+
+
 _WRITER = """
 import json, sys, uuid
 import numpy as np

@@ -7,7 +7,10 @@ printed), the time to the process's exit, the CPU time of the process (user + sy
 every thread) and its peak RSS. ``--compare DIR`` adds other checkouts of memoweave
 (their ``core`` and the ``onnx`` / ``qdrant`` plugins put first on ``PYTHONPATH``, so
 they run in this venv); the trees take turns run by run, in alternating order, so a
-change in the machine's load hits them alike. The load average is printed with each
+change in the machine's load hits them alike. Each tree runs on its own copy of the home
+(made with ``cp -a --sparse=always`` where GNU cp is there, so Qdrant Edge's sparse flag
+files stay sparse), so what one tree's runs leave in the page cache, or drop from it,
+does not change another's. The load average is printed with each
 table (the machine is shared: compare trees within one run, not across runs).
 
     .venv/bin/python bench/cold_start.py --home /tmp/p100k --runs 10 \\
@@ -56,6 +59,19 @@ def one_run(tree: Path, home: Path, query: str, user_id: str) -> tuple[float, ..
     return first_byte, ended, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+def copy_home(source: Path, target: Path) -> None:
+    """Copy a home, keeping sparse files sparse where GNU cp can (``shutil.copytree``
+    writes their holes out as zeros: a shard's null-index flags, 1 MiB each, would then
+    be read from disk by every load)."""
+    cp = shutil.which("cp")
+    if cp is not None:
+        done = subprocess.run([cp, "-a", "--sparse=always", str(source), str(target)])
+        if done.returncode == 0:
+            return
+        shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target, symlinks=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, required=True, help="a filled memoweave home")
@@ -67,12 +83,13 @@ def main() -> None:
     trees = [ROOT, *(path.resolve() for path in args.compare)]
     rows: dict[Path, list[tuple[float, ...]]] = {tree: [] for tree in trees}
     with tempfile.TemporaryDirectory(prefix="memoweave-cold-") as scratch:
-        home = Path(scratch) / "home"
-        shutil.copytree(args.home, home, symlinks=True)
+        homes = {tree: Path(scratch) / f"home-{n}" for n, tree in enumerate(trees)}
+        for home in homes.values():
+            copy_home(args.home, home)
         load_before = os.getloadavg()
         for run in range(args.runs):
             for tree in trees if run % 2 == 0 else trees[::-1]:
-                rows[tree].append(one_run(tree, home, args.query, args.user_id))
+                rows[tree].append(one_run(tree, homes[tree], args.query, args.user_id))
         load_after = os.getloadavg()
     print(f"cold `memoweave search` on {args.home}, {args.runs} runs per tree, medians (min)")
     print("| tree | first result s | exit s | CPU s | peak RSS MiB |")

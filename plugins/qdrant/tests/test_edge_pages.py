@@ -15,6 +15,7 @@ import sys
 import textwrap
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,30 +41,50 @@ def _records(count: int, start: int = 0) -> list[VectorRecord]:
     ]
 
 
-def _resident_kb(shard: Path) -> dict[str, int]:
-    """Resident KiB of this process's mappings under ``shard``: its log, the payload
-    indexes' gridstores (folders with a ``tracker.dat``), everything else."""
-    out = {"wal": 0, "gridstore": 0, "other": 0}
+def _closed_shard(qdrant_make_store: Any, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+    """A store config and its collection's shard folder, holding ``_records(300)``, closed."""
+    config = {"path": str(tmp_path / "edge")}
+    store = qdrant_make_store(config)
+    store.ensure_collection("c", DIMS)
+    store.upsert(_records(300))
+    store.close()
+    return config, tmp_path / "edge" / "c" / "shard"
+
+
+def mapped_kb(
+    shard: Path, kind_of: Callable[[Path, bool], str | None], kinds: tuple[str, ...]
+) -> dict[str, int]:
+    """Resident KiB of this process's mappings under ``shard`` (from /proc/self/smaps),
+    by the kind ``kind_of(path, shared)`` gives each mapped file (None: not counted)."""
+    out = dict.fromkeys(kinds, 0)
     kind = None
-    prefix = str(shard.resolve())
+    root = shard.resolve()
     with open("/proc/self/smaps", encoding="utf-8") as smaps:
         for line in smaps:
             fields = line.split()
             if not line[0].isupper() or not fields[0].endswith(":"):  # a mapping's header
                 path = Path(fields[5]) if len(fields) > 5 else None
-                kind = None
-                if path is not None and str(path).startswith(prefix):
-                    rel = path.relative_to(shard.resolve()).parts
-                    kind = (
-                        "wal"
-                        if rel[0] == "wal"
-                        else "gridstore"
-                        if "payload_index" in rel and (path.parent / "tracker.dat").exists()
-                        else "other"
-                    )
+                inside = path is not None and path.is_relative_to(root)
+                kind = kind_of(path, fields[1][3:4] == "s") if path and inside else None
             elif fields[0] == "Rss:" and kind is not None:
                 out[kind] += int(fields[1])
     return out
+
+
+def _resident_kb(shard: Path) -> dict[str, int]:
+    """Resident KiB of this process's mappings under ``shard``: its log, the payload
+    indexes' gridstores (folders with a ``tracker.dat``), everything else."""
+    root = shard.resolve()
+
+    def kind_of(path: Path, shared: bool) -> str:
+        rel = path.relative_to(root).parts
+        if rel[0] == "wal":
+            return "wal"
+        if "payload_index" in rel and (path.parent / "tracker.dat").exists():
+            return "gridstore"
+        return "other"
+
+    return mapped_kb(shard, kind_of, ("wal", "gridstore", "other"))
 
 
 def test_opening_keeps_nothing_of_the_log_and_index_storage_it_read(
@@ -71,13 +92,8 @@ def test_opening_keeps_nothing_of_the_log_and_index_storage_it_read(
 ) -> None:
     """Loading reads the log up to its end and each payload index's gridstore in full (4
     MiB a field, whatever it holds); none of it stays mapped once the shard is open."""
-    config = {"path": str(tmp_path / "edge")}
-    store = qdrant_make_store(config)
-    store.ensure_collection("c", DIMS)
+    config, shard = _closed_shard(qdrant_make_store, tmp_path)
     records = _records(300)
-    store.upsert(records)
-    store.close()
-    shard = tmp_path / "edge" / "c" / "shard"
 
     again = qdrant_make_store(config)
     again.ensure_collection("c", DIMS)
@@ -101,13 +117,8 @@ def test_a_store_told_the_process_exits_skips_only_the_resident_memory_advice(
     """``expect_exit`` (the command line's process, before its command): the shard opened
     next keeps the log and index storage its load read mapped and releases nothing after
     a search; reads and writes are the same, and a store not told releases as ever."""
-    config = {"path": str(tmp_path / "edge")}
-    store = qdrant_make_store(config)
-    store.ensure_collection("c", DIMS)
+    config, shard = _closed_shard(qdrant_make_store, tmp_path)
     records = _records(300)
-    store.upsert(records)
-    store.close()
-    shard = tmp_path / "edge" / "c" / "shard"
 
     told = qdrant_make_store(config)
     told.expect_exit()
@@ -231,12 +242,7 @@ def test_opening_keeps_the_page_cache_the_next_process_loads_from(
 ) -> None:
     """The log's mappings are released, not its page cache: the next process to load the
     shard (every ``memoweave search``) reads it from memory, not from disk."""
-    config = {"path": str(tmp_path / "edge")}
-    store = qdrant_make_store(config)
-    store.ensure_collection("c", DIMS)
-    store.upsert(_records(300))
-    store.close()
-    shard = tmp_path / "edge" / "c" / "shard"
+    config, shard = _closed_shard(qdrant_make_store, tmp_path)
     logs = [p for p in (shard / "wal").iterdir() if p.is_file() and p.stat().st_size]
     for log in logs:
         log.read_bytes()  # in the page cache, as a previous process's load left it
@@ -277,15 +283,6 @@ def test_only_shared_mappings_of_the_shards_read_once_files_are_released(tmp_pat
         assert release_read_once(tmp_path / "missing") == 0
 
 
-def _closed_shard(qdrant_make_store: Any, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-    config = {"path": str(tmp_path / "edge")}
-    store = qdrant_make_store(config)
-    store.ensure_collection("c", DIMS)
-    store.upsert(_records(300))
-    store.close()
-    return config, tmp_path / "edge" / "c" / "shard" / "segments"
-
-
 def _loaded_whole(segments: Path) -> list[Path]:
     """The deletion and null-index flags: read into memory by a load, then dropped."""
     return [
@@ -297,7 +294,7 @@ def _loaded_whole(segments: Path) -> list[Path]:
 def test_prefetch_reads_ahead_what_the_load_reads_and_leaves_the_cold_files(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
-    _, segments = _closed_shard(qdrant_make_store, tmp_path)
+    segments = _closed_shard(qdrant_make_store, tmp_path)[1] / "segments"
     loaded = _loaded_whole(segments)
     cold = [*segments.glob("*/payload_storage/page_*.dat")]
     assert loaded and cold
@@ -346,7 +343,8 @@ def test_a_reopened_shard_is_not_faulted_in_page_by_page(
 ) -> None:
     """Each page a load faults in from outside the page cache is a major fault (4,000+
     for the flags of one small segment); read ahead, the load takes almost none."""
-    config, segments = _closed_shard(qdrant_make_store, tmp_path)
+    config, shard = _closed_shard(qdrant_make_store, tmp_path)
+    segments = shard / "segments"
     pages = sum(path.stat().st_size // 4096 for path in _loaded_whole(segments))
     assert pages > 1000
     before = resource.getrusage(resource.RUSAGE_SELF).ru_majflt

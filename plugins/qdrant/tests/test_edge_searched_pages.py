@@ -16,7 +16,7 @@ from memoweave_qdrant import edge_pages
 from memoweave_qdrant.edge_pages import SearchedPages
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shard helpers, as its writer scripts do
-from test_edge_pages import DIMS, SCOPE, _records
+from test_edge_pages import DIMS, SCOPE, _records, mapped_kb
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="/proc/self/smaps, map_files and madvise"
@@ -27,24 +27,19 @@ PAGE = mmap.PAGESIZE
 def _cold_resident_kb(shard: Path) -> dict[str, int]:
     """Resident KiB of this process's shared mappings of the shard's original vectors
     and payloads, by kind."""
-    out = {"vectors": 0, "payloads": 0}
-    kind = None
-    root = str(shard.resolve())
-    with open("/proc/self/smaps", encoding="utf-8") as smaps:
-        for line in smaps:
-            fields = line.split()
-            if not line[0].isupper() or not fields[0].endswith(":"):  # a mapping's header
-                path = fields[5] if len(fields) > 5 else ""
-                kind = None
-                if not path.startswith(root) or fields[1][3:4] != "s":
-                    continue
-                if path.endswith("vector_storage/matrix.dat"):
-                    kind = "vectors"
-                elif "/payload_storage/page_" in path:
-                    kind = "payloads"
-            elif fields[0] == "Rss:" and kind is not None:
-                out[kind] += int(fields[1])
-    return out
+
+    def kind_of(path: Path, shared: bool) -> str | None:
+        if not shared:
+            return None
+        if path.match("vector_storage/matrix.dat"):
+            return "vectors"
+        return (
+            "payloads"
+            if path.parent.name == "payload_storage" and path.name.startswith("page_")
+            else None
+        )
+
+    return mapped_kb(shard, kind_of, ("vectors", "payloads"))
 
 
 def test_a_search_leaves_none_of_the_vectors_and_payloads_it_read_mapped(

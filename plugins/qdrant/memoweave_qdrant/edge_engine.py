@@ -147,8 +147,7 @@ class EdgeEngine(Engine):
                 release_read_once(folder / "shard")
                 self._searched = SearchedPages(folder / "shard", skip_first=True)
         self._segments = folder / "shard" / "segments"
-        if self._resident_advice:
-            drop_cached_pages(self._segments)
+        self._drop_cold_cache()
         if self._threshold_kb:  # a quarter of a threshold's worth of points (4 B/dimension)
             self._optimize_every = max(1, self._threshold_kb * 1024 // (dims * 4) // 4)
             self._written = self._optimize_every  # the first write checks the shard
@@ -184,10 +183,22 @@ class EdgeEngine(Engine):
             if self._shard.optimize():
                 self._shard.flush()
                 self._unflushed = False
-                if self._segments is not None:  # the segments just written
-                    drop_cached_pages(self._segments)
+                self._drop_cold_cache()  # the segments just written
             if self._segments is not None:
                 release_read_once(self._segments.parent)
+
+    def _drop_cold_cache(self) -> None:
+        """Drop the open shard's Cold files' page cache (:func:`drop_cached_pages`) only
+        where nothing else bounds what searches make resident: a long-running process
+        whose searched pages cannot be released. Where they are released after every
+        search (:class:`SearchedPages`), the cache stays: dropped, each search of the
+        first few hundred after an open or an optimisation pass read its pages back
+        from disk (100k memories: 34-43 major faults a search, round one 31-46 vs 22-23
+        ms at load ~15, for ~10 MiB less RSS)."""
+        searched = self._searched
+        releasable = searched is not None and searched.active
+        if self._resident_advice and self._segments is not None and not releasable:
+            drop_cached_pages(self._segments)
 
     def _read_meta(self, name: str) -> dict[str, Any]:
         meta_file = self._root / name / _META

@@ -10,6 +10,8 @@ Three kinds are released, without changing a byte of any file:
   just built: Qdrant Edge drops them only when it closes a shard) became resident in
   full: at 100k, 139 instead of 53 MiB of vectors and 50 instead of 25 of payloads after
   120 searches.
+  Dropped only where :class:`SearchedPages` cannot release those pages: dropped, every
+  search after an open or an optimisation pass reads its pages back from disk.
 - :func:`release_read_once`: files Qdrant Edge reads whole when it loads a shard and then
   only appends to. Its write-ahead log (32 MiB segments: the retained closed one is read
   whole to replay it, the open one up to its end) and the storage of the appendable
@@ -122,6 +124,13 @@ class SearchedPages:
         of the mappings (4-19 ms wall at 100k memories, 0.3 ms for the next ones)."""
         self._checkable = os.path.isdir(_MAP_FILES)
         """Whether ranges can be checked (no ``map_files``: nothing is ever advised)."""
+
+    @property
+    def active(self) -> bool:
+        """Whether releases can advise anything (``/proc/self/map_files`` is readable):
+        where they cannot, the Cold files' page cache is what fault-around makes
+        resident, and the engine drops it instead (:func:`drop_cached_pages`)."""
+        return self._checkable
 
     def release(self) -> int:
         """Release the pages; the bytes of mappings advised. The caller holds off the

@@ -291,12 +291,19 @@ def _cached_pages(path: Path) -> int:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="posix_fadvise and mincore")
-def test_opening_drops_the_cached_pages_of_vectors_and_payloads(
-    qdrant_make_store: Any, tmp_path: Path
+@pytest.mark.parametrize("releasable", [True, False], ids=["released", "unreleasable"])
+def test_opening_drops_the_cached_vectors_and_payloads_only_where_searches_cannot_release_them(
+    qdrant_make_store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, releasable: bool
 ) -> None:
     """Files of original vectors and payloads still in the page cache (a home just
-    copied) would be mapped in full by the kernel's fault-around as searches read them;
-    opening the shard drops them from the cache (Qdrant Edge does only when it closes)."""
+    copied) are mapped around each page a search reads (fault-around). Where the pages a
+    search read are released after it (``/proc/self/map_files`` readable), opening keeps
+    that cache, so searches do not read them back from disk; where they cannot be
+    released, opening drops it (Qdrant Edge does only when it closes)."""
+    from memoweave_qdrant import edge_pages
+
+    if not releasable:
+        monkeypatch.setattr(edge_pages, "_MAP_FILES", str(tmp_path / "no-map-files"))
     config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4}
     store = qdrant_make_store(config)
     store.ensure_collection("c", DIMS)
@@ -313,11 +320,13 @@ def test_opening_drops_the_cached_pages_of_vectors_and_payloads(
         with open(path, "rb") as handle:
             os.fsync(handle.fileno())
             handle.read()
-    assert all(_cached_pages(path) > 0 for path in files)
+    cached = [_cached_pages(path) for path in files]
+    assert all(cached)
 
     again = qdrant_make_store(config)
     again.ensure_collection("c", DIMS)
-    assert [_cached_pages(path) for path in files] == [0] * len(files)
+    after_open = [_cached_pages(path) for path in files]
+    assert after_open == (cached if releasable else [0] * len(files))
     hits = again.search(vectors[7].tolist(), top_k=3)
     assert hits[0].id == _id(7)
     again.close()

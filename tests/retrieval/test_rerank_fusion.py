@@ -56,6 +56,17 @@ class WordsReranker(Reranker):
         return ranked(documents, scores, top_k)
 
 
+def stage_score(first_pass: float, rerank: dict[str, float]) -> float:
+    """The reranked stage's score of a fact from its first-pass score and its ``rerank``
+    explanation (whose ``value`` is checked against the reranker's raw probability)."""
+    stage = PROFILES["fact"].reranked
+    logit = math.log(rerank["score"] / (1 - rerank["score"])) if rerank["score"] else -99
+    span = RERANK_LOGIT_CEILING - RERANK_LOGIT_FLOOR
+    assert rerank["value"] == pytest.approx(min(1.0, max(0.0, (logit - RERANK_LOGIT_FLOOR) / span)))
+    z = math.log(first_pass / (1 - first_pass))
+    return 1 / (1 + math.exp(-(stage.bias + stage.fused * z + stage.rerank * rerank["value"])))
+
+
 def test_a_probability_reranker_is_fused_into_a_calibrated_score(
     build_memory: BuildMemory,
 ) -> None:
@@ -67,20 +78,9 @@ def test_a_probability_reranker_is_fused_into_a_calibrated_score(
     assert reranker.calls == [5] and len(hits) == 5
     assert hits[0]["memory"] == ANSWER
     first_pass = {h["id"]: h["score"] for h in plain}
-    stage = PROFILES["fact"].reranked
     for hit in hits:
         explain = hit["explain"]
-        rerank = explain["rerank"]
-        logit = math.log(rerank["score"] / (1 - rerank["score"])) if rerank["score"] else -99
-        span = RERANK_LOGIT_CEILING - RERANK_LOGIT_FLOOR
-        assert rerank["value"] == pytest.approx(
-            min(1.0, max(0.0, (logit - RERANK_LOGIT_FLOOR) / span))
-        )
-        z = math.log(first_pass[hit["id"]] / (1 - first_pass[hit["id"]]))
-        expected = 1 / (
-            1 + math.exp(-(stage.bias + stage.fused * z + stage.rerank * rerank["value"]))
-        )
-        assert hit["score"] == pytest.approx(expected)
+        assert hit["score"] == pytest.approx(stage_score(first_pass[hit["id"]], explain["rerank"]))
         assert sum(s["contribution"] for s in explain.values()) == pytest.approx(hit["score"])
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
     cut = hits[1]["score"]
@@ -128,3 +128,26 @@ def test_a_reranker_of_its_own_scale_returns_only_what_it_ranked(
     add_texts(memory, TEXTS)
     hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True)["results"]
     assert len(hits) == 2
+
+
+def test_rerank_top_n_1_rescores_the_first_result_and_keeps_the_order(
+    build_memory: BuildMemory,
+) -> None:
+    """``rerank_top_n: 1`` (docs/retrieval.md, "Reranking"): one pair per search; the
+    results are the first pass's, in its order, and only the first one's score is the
+    reranked stage's (what ``threshold`` then reads for it)."""
+    reranker = WordsReranker(probabilities=True)
+    memory = build_memory(retrieval={"rerank_top_n": 1}, reranker=reranker)
+    add_texts(memory, TEXTS)
+    plain = memory.search(QUERY, user_id="alice", top_k=5, explain=True)["results"]
+    hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, explain=True)["results"]
+    assert reranker.calls == [1]
+    assert [h["id"] for h in hits] == [h["id"] for h in plain]
+    first = hits[0]
+    assert first["score"] == pytest.approx(
+        stage_score(plain[0]["score"], first["explain"]["rerank"])
+    )
+    assert first["score"] != pytest.approx(plain[0]["score"])
+    assert [(h["score"], "rerank" in h["explain"]) for h in hits[1:]] == [
+        (h["score"], False) for h in plain[1:]
+    ]

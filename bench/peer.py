@@ -60,6 +60,7 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
     ("search p50 ms", "search_p50_ms", "low"),
     ("search p95 ms", "search_p95_ms", "low"),
     ("search CPU ms p50", "search_cpu_p50_ms", "low"),
+    ("search major page faults (mean)", "search_major_faults", "low"),
     ("search right after a write, p50 ms", "search_after_write_p50_ms", "low"),
     ("infer add: overhead p50 ms", "infer_overhead_ms_p50", "low"),
     ("infer add: wall p50 ms", "infer_wall_ms_p50", "low"),

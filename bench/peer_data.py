@@ -312,20 +312,24 @@ def disk_mb(path: Path) -> float:
 
 @dataclass
 class Timer:
-    """Wall and process-CPU milliseconds of each timed call."""
+    """Wall and process-CPU milliseconds and major page faults (pages read from disk)
+    of each timed call."""
 
     wall: list[float]
     cpu: list[float]
+    major_faults: list[int]
 
     @classmethod
     def new(cls) -> Timer:
-        return cls([], [])
+        return cls([], [], [])
 
     def time(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_majflt
         start, cpu = time.perf_counter(), time.process_time()
         out = fn(*args, **kwargs)
         self.wall.append((time.perf_counter() - start) * 1000)
         self.cpu.append((time.process_time() - cpu) * 1000)
+        self.major_faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_majflt - faults)
         return out
 
     def summary(self, prefix: str) -> dict[str, float]:
@@ -333,6 +337,7 @@ class Timer:
             f"{prefix}_p50_ms": percentile(self.wall, 50),
             f"{prefix}_p95_ms": percentile(self.wall, 95),
             f"{prefix}_cpu_p50_ms": percentile(self.cpu, 50),
+            f"{prefix}_major_faults": statistics.fmean(self.major_faults or [0]),
             f"{prefix}_n": len(self.wall),
         }
 

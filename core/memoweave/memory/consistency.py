@@ -58,7 +58,7 @@ def check_on_open(store: VectorStore, history: HistoryStore, collection: str) ->
         return
     # one record tells whether the store holds memories (an exact count costs ~36 ms at
     # 100k memories, ~0.4 s at 1M); the count is read only for a new history's message
-    holds = bool((yield call(store.list, filter=_KEPT, limit=1)).records)
+    holds = yield call(store.has_records, filter=_KEPT)
     count = (yield call(store.count, filter=_KEPT)) if holds and history.created else 0
     # "new" is read after the store: another process that opened this history after us and
     # wrote meanwhile journaled every write here before it reached the store

@@ -284,6 +284,7 @@ class MemoryOperations:
             show_expired=show_expired,
             operation="search()",
         )
+        self.providers.vector_store.expect_reads(node)
         yield from self.ensure_ready()
         graph = yield from self.retriever.graph_context(query, scope=scope)
         ranked = yield from self.retriever.search(

@@ -33,7 +33,7 @@ Semantics every implementation must honour (checked by ``memoweave.testing``):
   id raises :class:`memoweave.errors.NotFound`.
 - ``list`` pages through every record matching ``filter`` exactly once, in a stable order,
   ``limit`` at a time; ``next_cursor`` is an opaque string, ``None`` on the last page.
-- ``count`` counts records matching ``filter``.
+- ``count`` counts records matching ``filter``; ``has_records`` tells whether any does.
 - ``filter`` is a parsed :mod:`memoweave.filters` AST (or ``None``); results must agree
   with :func:`memoweave.filters.evaluate`. Translate what the engine supports natively and
   post-filter the rest with the reference evaluator if you must, never silently ignore it.
@@ -222,6 +222,17 @@ class VectorStore(ABC):
         """Keyword (BM25-like) search; only when ``capabilities.keyword_search``."""
         raise NotImplementedError(f"{type(self).__name__} does not implement keyword_search")
 
+    def has_records(self, *, filter: FilterNode | None = None) -> bool:
+        """Whether any record matches ``filter``. The default lists one; a store that
+        loads its data in parts may answer from the first part holding one."""
+        return bool(self.list(filter=filter, limit=1).records)
+
+    def expect_reads(self, filter: FilterNode) -> None:  # noqa: B027 - optional hint
+        """A hint, given before an operation's reads, that they keep only records
+        matching ``filter`` (a scoped search): a store that loads its data in parts may
+        look in the parts holding them first. Never changes a result. The default does
+        nothing."""
+
     def expect_exit(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """A hint, given before the first operation, that the process ends after one
         command (the ``memoweave`` command line): a store may skip the work whose only use
@@ -296,6 +307,11 @@ class VectorStore(ABC):
     async def acount(self, *, filter: FilterNode | None = None) -> int:
         """Async :meth:`count`."""
         return await to_thread(self.count, filter=filter)
+
+    @default_async
+    async def ahas_records(self, *, filter: FilterNode | None = None) -> bool:
+        """Async :meth:`has_records`."""
+        return await to_thread(self.has_records, filter=filter)
 
     @default_async
     async def adrop_collection(self) -> None:

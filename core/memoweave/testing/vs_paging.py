@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memoweave.filters import parse_filter
+from memoweave.filters import Comparison, parse_filter
 from memoweave.providers.vector_store import VectorStore
 from memoweave.testing.vs_base import MAX_PAGES, ids_of, list_all, record, records
 
@@ -99,3 +99,20 @@ class PaginationTests:
         node = parse_filter({"user_id": "bob"})
         assert vector_store.count() == len(list_all(vector_store)) == 11
         assert vector_store.count(filter=node) == len(list_all(vector_store, filter=node)) == 4
+
+    def test_has_records_agrees_with_list(self, vector_store: VectorStore) -> None:
+        """has_records() and has_records(filter) say whether list finds a record: false
+        on an empty collection and for a filter nothing matches, true otherwise.
+
+        Troubleshooting: an override must apply the filter exactly like list (post-filter
+        what the engine cannot express) and see the last write.
+        """
+        assert not vector_store.has_records()
+        vector_store.upsert([record(f"has-{i}", {"user_id": "alice", "i": i}) for i in range(3)])
+        assert vector_store.has_records()
+        assert vector_store.has_records(filter=parse_filter({"user_id": "alice"}))
+        assert not vector_store.has_records(filter=parse_filter({"user_id": "bob"}))
+        assert vector_store.has_records(filter=parse_filter({"i": {"gte": 2}}))
+        assert not vector_store.has_records(filter=parse_filter({"i": {"gt": 2}}))
+        vector_store.expect_reads(Comparison("user_id", "eq", "bob"))  # a hint changes nothing
+        assert vector_store.has_records(filter=parse_filter({"user_id": "alice"}))

@@ -274,13 +274,13 @@ def test_importing_memoweave_builds_no_config_model() -> None:
 
 _REPORTS_CLOSES = """
 import sys
-import memoweave_qdrant.edge_engine as edge
-close = edge.EdgeEngine._close_shard
+import memoweave_qdrant.edge_shard as edge
+close = edge.LoadedShard.close
 def reported(self):
     if self._shard is not None:
-        print("shard closed, changed" if self._unflushed else "shard closed", file=sys.stderr)
+        print("shard closed, changed" if self.unflushed else "shard closed", file=sys.stderr)
     close(self)
-edge.EdgeEngine._close_shard = reported
+edge.LoadedShard.close = reported
 """
 
 

@@ -1,11 +1,12 @@
 """Configuration of the Qdrant vector store: exactly one of three modes.
 
-- ``edge``: the in-process Qdrant Edge engine (``qdrant-edge-py``), one shard folder per
+- ``edge``: the in-process Qdrant Edge engine (``qdrant-edge-py``), one folder per
   collection under ``path`` (default ``$MEMOWEAVE_HOME/qdrant-edge`` or
   ``~/.memoweave/qdrant-edge``); ``index_threshold_kb`` is the size of a segment's vectors
   past which it gets an HNSW index (:mod:`memoweave_qdrant.edge_index`), and
   ``vector_datatype`` how a new collection stores its original vectors (float16 by
-  default; a collection keeps the datatype it was created with).
+  default; a collection keeps the datatype it was created with) and ``partitions`` into
+  how many shards a new collection is split by user_id (:mod:`memoweave_qdrant.edge_engine`).
 - ``local``: ``qdrant-client``'s local mode, on disk with ``path`` or in memory with
   ``location=":memory:"``.
 - ``server``: a Qdrant server or cluster at ``url`` (optionally with ``api_key``).
@@ -26,9 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 Mode = Literal["edge", "local", "server"]
 DEFAULT_INDEX_THRESHOLD_KB = 10_000
 """Qdrant's default indexing threshold: ~6,500 vectors of 384 float32 dimensions."""
+DEFAULT_PARTITIONS = 16
+"""Shards a new Qdrant Edge collection is split into by user_id (bench/README.md, session 10)."""
 
 _MODE_FIELDS: dict[str, set[str]] = {
-    "edge": {"path", "index_threshold_kb", "vector_datatype"},
+    "edge": {"path", "index_threshold_kb", "vector_datatype", "partitions"},
     "local": {"path", "location"},
     "server": {"url", "api_key", "timeout", "prefer_grpc"},
 }
@@ -78,11 +81,21 @@ class QdrantStoreConfig(BaseModel):
         "float32's). An existing collection keeps the datatype it was created with.",
     )
 
-    @field_validator("index_threshold_kb", mode="before")
+    partitions: int | None = Field(
+        default=None,
+        ge=1,
+        le=256,
+        description="Qdrant Edge: how many shards a NEW collection is split into by "
+        f"user_id (default {DEFAULT_PARTITIONS}; 1: one shard), each loaded only when a call "
+        "needs it, so a search for one user loads one. An existing collection keeps the "
+        "layout it was created with.",
+    )
+
+    @field_validator("index_threshold_kb", "partitions", mode="before")
     @classmethod
     def _not_a_bool(cls, value: object) -> object:
-        if isinstance(value, bool):  # pydantic would read true as 1 KB
-            raise ValueError("index_threshold_kb is a number of KB, not a boolean")
+        if isinstance(value, bool):  # pydantic would read true as 1
+            raise ValueError("must be a number, not a boolean")
         return value
 
     @model_validator(mode="after")
@@ -98,6 +111,7 @@ class QdrantStoreConfig(BaseModel):
                 "timeout",
                 "index_threshold_kb",
                 "vector_datatype",
+                "partitions",
             )
             if getattr(self, name) is not None
         }
@@ -148,6 +162,10 @@ class QdrantStoreConfig(BaseModel):
         from memoweave_qdrant.edge_index import DEFAULT_DATATYPE
 
         return self.vector_datatype or DEFAULT_DATATYPE
+
+    def edge_partitions(self) -> int:
+        """How many shards a new Qdrant Edge collection is split into by user_id."""
+        return DEFAULT_PARTITIONS if self.partitions is None else self.partitions
 
     @property
     def persistent(self) -> bool:

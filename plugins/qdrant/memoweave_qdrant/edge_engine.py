@@ -1,7 +1,22 @@
-"""Qdrant Edge engine: one in-process ``EdgeShard`` per collection, in ``<root>/<name>/``.
+"""Qdrant Edge engine: a collection of in-process ``EdgeShard`` partitions in
+``<root>/<name>/``, each loaded only when a call needs it (:class:`.edge_shard.LoadedShard`).
 
-Layout: ``<root>/<name>/shard/`` holds the shard, ``<root>/<name>/memoweave.json`` its
-``dims`` and ``metric`` (the shard API does not report its configuration back).
+Layouts, recorded in ``<root>/<name>/memoweave.json`` with the collection's ``dims``,
+``metric`` and ``datatype`` (the shard API does not report its configuration back):
+
+- partitioned (``"partitions": N``, N > 1, new collections by default): partition ``p``
+  is the shard ``<root>/<name>/shard-PPP-of-NNN/``, created by the first write routed to
+  it; a point lives in the partition of its ``user_id`` (:mod:`.edge_routing`), so a read
+  pinned to one user loads one partition and a one-user home holds one shard;
+- single-shard (no ``"partitions"``: every collection created before partitions, or a
+  new one configured with ``partitions: 1``): one shard ``<root>/<name>/shard/``, loaded
+  on open, exactly as before. Existing collections keep their layout; nothing is moved.
+
+Reads with no user pinned ask every existing partition and merge (hits by score, scroll
+pages in id order, counts summed). Calls by id ask the loaded partitions first and load
+the others only for ids not found there (the search path's reads by id are of ids its
+own scoped search found). An upsert that moves a point to another partition (its
+``user_id`` changed) deletes the copy left in the old one after writing the new one.
 
 Processes: an engine holds an exclusive lock on ``<root>/<name>.lock`` from ``open`` to
 ``close``, taken before it looks at the folder, so a second process (or store) opening the
@@ -9,28 +24,18 @@ same collection, new or existing, fails at once with ``LockHeld`` (the store tur
 a clear ``VectorStoreError``) and never sees a half-created collection.
 
 Durability: a collection is created in ``<root>/.<name>.creating-<uuid>/`` and renamed to
-``<root>/<name>/`` once its shard and metadata are written, so ``<root>/<name>/`` is
-always complete; a drop renames it to ``<root>/.<name>.dropping-<uuid>/`` before deleting.
-Leftovers of either (a crash mid-way) hold no acknowledged data and are removed by the
-next ``open``. Closing flushes the shard first when this engine wrote to it (writes are
-in Qdrant Edge's WAL as soon as ``update`` returns; the flush persists the segments).
-Open never deletes a collection: a folder without its metadata file is an error naming
-the repair (:meth:`EdgeEngine.repair` rebuilds the file from the shard).
-
-Scale: every shard, new or existing, is opened with :func:`memoweave_qdrant.edge_index.
-shard_config` (HNSW over int8-quantised vectors, original vectors and payloads on disk).
-The first write of an engine, then one write per quarter of a threshold's worth of points
-written, runs ``EdgeShard.optimize`` (a no-op taking microseconds unless a segment is
-past the threshold), so the write that fills the unindexed tail pays for its index.
+``<root>/<name>/`` once its metadata (and, single-shard, its shard) is written, a
+partition in ``<root>/<name>/.shard-PPP-of-NNN.creating-<uuid>/`` renamed into place, so
+every folder under its final name is complete; a drop renames the collection to
+``<root>/.<name>.dropping-<uuid>/`` before deleting. Leftovers of either (a crash
+mid-way) hold no acknowledged data and are removed by the next ``open``. Open never
+deletes a collection: a folder without its metadata file is an error naming the repair
+(:meth:`EdgeEngine.repair` rebuilds the file from the shards' own configuration).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 import threading
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,225 +43,216 @@ from uuid import UUID
 
 from memoweave.errors import VectorStoreError
 from memoweave.providers.file_lock import ExclusiveFileLock
-from memoweave.providers.vector_store import HASH_KEY, SCOPE_KEYS, Metric
-from memoweave_qdrant.edge_index import (
-    DATATYPES,
-    candidate_params,
-    candidates,
-    exact_params,
-    shard_config,
+from memoweave.providers.vector_store import Metric
+from memoweave_qdrant.edge_filter import NativeFilter
+from memoweave_qdrant.edge_layout import (
+    META,
+    SINGLE,
+    create_folder,
+    part_name,
+    partition_folders,
+    read_meta,
+    rebuilt_meta,
+    remove_folder,
+    remove_leftovers,
+    write_json,
 )
-from memoweave_qdrant.edge_pages import (
-    SearchedPages,
-    drop_cached_pages,
-    prefetch_loaded,
-    release_read_once,
+from memoweave_qdrant.edge_routing import (
+    merge_hits,
+    merge_pages,
+    partition_of,
+    pinned_user,
+    route_key,
 )
+from memoweave_qdrant.edge_shard import IndexSpec, LoadedShard, edge_config
 from memoweave_qdrant.engine import Engine, Row
-from memoweave_qdrant.filters import Clause, Condition, IsEmpty, Match, Range, Substring
+from memoweave_qdrant.filters import Clause
 
-_META = "memoweave.json"
-_SHARD_CONFIG = "edge_config.json"
-"""The shard's own configuration file (written by qdrant-edge), read only by repair."""
-_DISTANCES: dict[str, Metric] = {"Cosine": "cosine", "Dot": "dot", "Euclid": "euclidean"}
 LEFT_TO_EXIT: list[tuple[Any, ExclusiveFileLock | None]] = []
-"""Shards left loaded for the process's exit, each with its folder lock
-(:meth:`EdgeEngine.leave_to_exit`): held here so that no garbage collection closes them
-before it."""
+"""Shards left loaded for the process's exit, the first of a collection's with its folder
+lock (:meth:`EdgeEngine.leave_to_exit`): held here so that no garbage collection closes
+them before it."""
+Point = tuple[UUID, list[float], dict[str, Any]]
 
 
 class EdgeEngine(Engine):
     """Qdrant Edge backend rooted at ``root`` (created on first use); segments holding
     more than ``index_threshold_kb`` of vectors get an HNSW index (0: never). A collection
-    it creates stores its original vectors as ``datatype``; an existing one is opened
-    with the datatype recorded in its metadata file (float32 when none is: collections
-    created before the datatype was recorded)."""
+    it creates stores its original vectors as ``datatype`` and is split into
+    ``partitions`` shards by ``user_id`` (1: one shard); an existing one is opened with
+    the datatype and layout its metadata file records (float32, one shard, when none is:
+    collections created before either was recorded)."""
 
-    def __init__(self, root: Path, index_threshold_kb: int, datatype: str = "float32") -> None:
+    def __init__(
+        self, root: Path, index_threshold_kb: int, datatype: str = "float32", partitions: int = 1
+    ) -> None:
         import numpy
         import qdrant_edge
 
         self._q = qdrant_edge
-        self._np = numpy
+        self._filters = NativeFilter(qdrant_edge, numpy)
         self._root = root
         self._threshold_kb = index_threshold_kb
         self._datatype = datatype
-        self._shard: Any = None
-        self._unflushed = False
-        """Whether this engine changed the shard since it was loaded or last flushed."""
-        self._optimize_every = 0
-        self._written = 0
-        self._segments: Path | None = None
-        """The open shard's segments folder (None until a shard is open)."""
-        self._points: int | None = None
-        """The shard's point count (estimate), kept until this engine next writes: the
-        engine holds the collection's lock, so no one else changes it."""
+        self._new_partitions = partitions
         self._lock: ExclusiveFileLock | None = None
         self._lock_name: str | None = None
-        self._mapping = threading.Lock()
-        """Held by every call that can map or unmap shard files (load, writes, flush,
-        close) and by :func:`release_read_once` and :class:`SearchedPages`, which
-        advise addresses they read."""
-        self._searched: SearchedPages | None = None
-        """Releases the pages searches read from the open shard (None: no shard, or a
-        process that ends after one command)."""
+        self._folder: Path | None = None
+        """The open collection's folder (None: none open)."""
+        self._partitions = 1
+        """The open collection's partition count (1: the single-shard layout)."""
+        self._config: Any = None
+        self._dims = 0
+        self._metric: Metric = "cosine"
+        self._existing: set[int] = set()
+        """The partitions whose folders exist."""
+        self._parts: dict[int, LoadedShard] = {}
+        """The loaded partitions."""
+        self._table = threading.RLock()
+        """Held while partitions are created, loaded, closed or listed."""
+        self._indexes: IndexSpec | None = None
+        self._expected: str | None = None
+        """The user the next reads are about (:meth:`expect_reads`), if any."""
         self._resident_advice = True
-        """Whether a shard opened gets the advice that only lowers resident memory
+        """Whether a shard loaded gets the advice that only lowers resident memory
         (:meth:`expect_exit` turns it off)."""
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, name: str, dims: int, metric: Metric, *, create: bool) -> tuple[int, Metric]:
-        self._close_shard()
+        self._close_parts()
         self._hold_lock(name)
         try:
             return self._open_locked(name, dims, metric, create=create)
         except BaseException:
+            self._close_parts()
             self._release_lock()
             raise
 
     def _open_locked(
         self, name: str, dims: int, metric: Metric, *, create: bool
     ) -> tuple[int, Metric]:
-        q = self._q
         folder = self._root / name
-        self._remove_leftovers(name)
+        remove_leftovers(self._root, name)
         if folder.exists():
-            meta = self._read_meta(name)
-            dims, metric = int(meta["dims"]), meta["metric"]
-            datatype = meta.get("datatype", "float32")
-            prefetch_loaded(folder / "shard" / "segments")
+            meta = read_meta(folder, name)
         elif not create:
             raise LookupError(f"collection {name!r} does not exist")
         else:
-            datatype = self._datatype
-            staging = self._root / f".{name}.creating-{uuid.uuid4().hex}"
+            meta = self._create(name, dims, metric)
+        self._dims, self._metric = int(meta["dims"]), meta["metric"]
+        self._partitions = int(meta.get("partitions", 1))
+        self._config = edge_config(
+            self._q, self._dims, self._metric, self._threshold_kb, meta.get("datatype", "float32")
+        )
+        self._folder, self._indexes = folder, None
+        if "partitions" in meta:
+            self._existing = partition_folders(folder, name, self._partitions)
+        else:  # single shard, loaded now as always
+            self._existing = {0}
+            self._part(0, create=False)
+        return self._dims, self._metric
+
+    def _create(self, name: str, dims: int, metric: Metric) -> dict[str, Any]:
+        """Create collection ``name`` (its metadata; its shard when single-shard)."""
+        meta: dict[str, Any] = {"dims": dims, "metric": metric, "datatype": self._datatype}
+        if self._new_partitions > 1:
+            meta["partitions"] = self._new_partitions
+
+        def fill(staging: Path) -> None:
             staging.mkdir(parents=True)
-            config = self._config(dims, metric, datatype)
-            shard = q.EdgeShard.create(str(staging / "shard"), config)
-            shard.close()
-            meta = {"dims": dims, "metric": metric, "datatype": datatype}
-            _write_json(staging / _META, meta)
-            os.replace(staging, folder)
-            _sync_dir(self._root)
-        # An existing shard gets the same configuration: Qdrant Edge checks dims and
-        # metric against it; its segments are indexed by the next optimisation.
-        with self._mapping:
-            config = self._config(dims, metric, datatype)
-            self._shard = q.EdgeShard.load(str(folder / "shard"), config)
-            if self._resident_advice:
-                release_read_once(folder / "shard")
-                self._searched = SearchedPages(folder / "shard", skip_first=True)
-        self._segments = folder / "shard" / "segments"
-        self._drop_cold_cache()
-        if self._threshold_kb:  # a quarter of a threshold's worth of points (4 B/dimension)
-            self._optimize_every = max(1, self._threshold_kb * 1024 // (dims * 4) // 4)
-            self._written = self._optimize_every  # the first write checks the shard
-        return dims, metric
+            if self._new_partitions == 1:
+                config = edge_config(self._q, dims, metric, self._threshold_kb, self._datatype)
+                self._q.EdgeShard.create(str(staging / SINGLE), config).close()
+            write_json(staging / META, meta)
 
-    def _config(self, dims: int, metric: Metric, datatype: str) -> Any:
-        q = self._q
-        distance = {"cosine": q.Distance.Cosine, "dot": q.Distance.Dot}.get(
-            metric, q.Distance.Euclid
+        create_folder(self._root / name, fill)
+        return meta
+
+    def _path(self, p: int) -> Path:
+        assert self._folder is not None
+        if self._partitions == 1 and p == 0 and (self._folder / SINGLE).exists():
+            return self._folder / SINGLE
+        return self._folder / part_name(p, self._partitions)
+
+    def _part(self, p: int, *, create: bool) -> LoadedShard | None:
+        """Partition ``p``, loaded (created first if missing and ``create``); ``None``
+        if it does not exist and ``create`` is false."""
+        with self._table:
+            part = self._parts.get(p)
+            if part is not None:
+                return part
+            if p not in self._existing:
+                if not create:
+                    return None
+                self._create_part(p)
+            part = LoadedShard(
+                self._q,
+                self._filters,
+                self._path(p),
+                self._config,
+                dims=self._dims,
+                threshold_kb=self._threshold_kb,
+                resident_advice=self._resident_advice,
+            )
+            self._parts[p] = part
+            if self._indexes is not None:
+                part.ensure_indexes(self._indexes)
+            return part
+
+    def _create_part(self, p: int) -> None:
+        assert self._folder is not None
+        config = self._config
+        create_folder(
+            self._folder / part_name(p, self._partitions),
+            lambda staging: self._q.EdgeShard.create(str(staging), config).close(),
         )
-        return shard_config(q, dims, distance, self._threshold_kb, datatype)
+        self._existing.add(p)
 
-    def _update(self, operation: Any, points: int) -> None:
-        """Apply a write of ``points`` points (the point count is read again after it,
-        even after a failed one)."""
-        self._points = None
-        with self._mapping:
-            self._shard.update(operation)
-            self._wrote(points)
+    def _loaded_first(self) -> list[int]:
+        """The existing partitions: the loaded ones, then the one of the user the reads
+        are about (:meth:`expect_reads`), then the others."""
+        with self._table:
+            order = sorted(self._existing, key=lambda p: p not in self._parts)
+            if self._expected is not None:
+                expected = partition_of(self._expected, self._partitions)
+                order.sort(key=lambda p: p not in self._parts and p != expected)
+            return order
 
-    def _wrote(self, points: int) -> None:
-        """Count ``points`` written; optimise the shard once enough have been. A flush
-        after a pass that changed segments releases the ones it replaced (until then
-        they stay on disk and mapped: at 100k, hundreds of MiB of resident memory). The
-        log pages written until then are released at every such check, whether or not a
-        pass ran (see :mod:`.edge_pages`): a writer keeps at most ~a check's worth of
-        its log resident (~3 MiB at 384 dimensions) instead of all it wrote since the
-        last pass (9 MiB at the end of a 100k fill)."""
-        self._unflushed = True
-        self._written += points
-        if self._optimize_every and self._written >= self._optimize_every:
-            self._written = 0
-            if self._shard.optimize():
-                self._shard.flush()
-                self._unflushed = False
-                self._drop_cold_cache()  # the segments just written
-            if self._segments is not None:
-                release_read_once(self._segments.parent)
+    def _all(self) -> list[LoadedShard]:
+        """Every existing partition, loaded."""
+        return [part for p in self._loaded_first() if (part := self._part(p, create=False))]
 
-    def _drop_cold_cache(self) -> None:
-        """Drop the open shard's Cold files' page cache (:func:`drop_cached_pages`) only
-        where nothing else bounds what searches make resident: a long-running process
-        whose searched pages cannot be released. Where they are released after every
-        search (:class:`SearchedPages`), the cache stays: dropped, each search of the
-        first few hundred after an open or an optimisation pass read its pages back
-        from disk (100k memories: 34-43 major faults a search, round one 31-46 vs 22-23
-        ms at load ~15, for ~10 MiB less RSS)."""
-        searched = self._searched
-        releasable = searched is not None and searched.active
-        if self._resident_advice and self._segments is not None and not releasable:
-            drop_cached_pages(self._segments)
+    def _targets(self, where: Clause | None) -> list[LoadedShard]:
+        """The partitions a read filtered by ``where`` must ask."""
+        user = pinned_user(where) if self._partitions > 1 else None
+        if user is None:
+            return self._all()
+        part = self._part(partition_of(user, self._partitions), create=False)
+        return [part] if part is not None else []
 
-    def _read_meta(self, name: str) -> dict[str, Any]:
-        meta_file = self._root / name / _META
-        try:
-            meta = json.loads(meta_file.read_text(encoding="utf-8"))
-            if (
-                isinstance(meta, dict)
-                and isinstance(meta.get("dims"), int)
-                and meta["metric"]
-                and meta.get("datatype", "float32") in DATATYPES
-            ):
-                return meta
-            problem = "is not a memoweave metadata file"
-        except FileNotFoundError:
-            problem = "is missing"
-        except (OSError, ValueError, KeyError) as exc:
-            problem = f"is unreadable ({exc})"
-        raise VectorStoreError(
-            f"the Qdrant Edge collection {name!r} at {self._root / name} cannot be opened: "
-            f"its metadata file {meta_file} {problem}; nothing was deleted",
-            hint="Run `memoweave doctor --repair` to rebuild it from the shard's own "
-            "configuration, or restore the file from a backup.",
-            details={"collection": name, "location": str(self._root / name), "repair": True},
-        )
+    def _home(self, payload: dict[str, Any]) -> int:
+        """The partition a point with ``payload`` lives in."""
+        return partition_of(route_key(payload), self._partitions) if self._partitions > 1 else 0
 
     def repair(self, name: str) -> list[str]:
-        """Rebuild a missing or unreadable metadata file of ``name`` from the shard's own
-        configuration; returns what was repaired (nothing when the file is fine)."""
-        self._close_shard()
+        """Rebuild a missing or unreadable metadata file of ``name`` from its shards' own
+        configuration (the partition count from their folder names); returns what was
+        repaired (nothing when the file is fine)."""
+        self._close_parts()
         self._hold_lock(name)
         try:
             folder = self._root / name
             if not folder.exists():
                 return []
             try:
-                self._read_meta(name)
+                read_meta(folder, name)
                 return []
             except VectorStoreError:
                 pass
-            config_file = folder / "shard" / _SHARD_CONFIG
-            try:
-                vectors = json.loads(config_file.read_text(encoding="utf-8"))["vectors"][""]
-                dims, metric = int(vectors["size"]), _DISTANCES[vectors["distance"]]
-                datatype = vectors.get("datatype") or "float32"
-                if datatype not in DATATYPES:
-                    raise ValueError(f"unknown vector datatype {datatype!r}")
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                raise VectorStoreError(
-                    f"cannot rebuild the metadata of {folder}: the shard configuration "
-                    f"{config_file} is unreadable ({exc}); nothing was changed",
-                    hint="Restore the collection folder from a backup.",
-                    details={"collection": name, "location": str(folder)},
-                ) from exc
-            _write_json(folder / _META, {"dims": dims, "metric": metric, "datatype": datatype})
-            return [
-                f"rebuilt {folder / _META} from the shard "
-                f"(dims={dims}, metric={metric}, datatype={datatype})"
-            ]
+            meta = rebuilt_meta(folder, name)
+            write_json(folder / META, meta)
+            described = ", ".join(f"{k}={v}" for k, v in meta.items())
+            return [f"rebuilt {folder / META} from the shard ({described})"]
         finally:
             self._release_lock()
 
@@ -273,287 +269,181 @@ class EdgeEngine(Engine):
         if lock is not None:
             lock.release()
 
-    def _remove_leftovers(self, name: str) -> None:
-        """Delete the staging folders a crash left behind (never acknowledged data)."""
-        for prefix in (f".{name}.creating-", f".{name}.dropping-"):
-            for leftover in self._root.glob(f"{prefix}*"):
-                shutil.rmtree(leftover, ignore_errors=True)
-
     def ensure_indexes(
         self, keyword_fields: Sequence[str], float_fields: Sequence[str], text_field: str | None
     ) -> None:
-        """Create the missing payload indexes (existing ones are kept as they are). Only
-        the scope keys get extra graph links per value (HNSW search within one scope);
-        the other fields are only ever filters (``enable_hnsw=False``). The indexes no
-        read uses (the hash, looked up by writes; the text, used only when keyword
-        search is handed to the store) stay on disk until read (``Memory.Cold``)."""
-        q = self._q
-        existing = set(self._shard.info().payload_schema)
-        cold = q.Memory.Cold
-        wanted = [
-            (
-                key,
-                q.KeywordIndexParams(
-                    enable_hnsw=key in SCOPE_KEYS, memory=cold if key == HASH_KEY else None
-                ),
-            )
-            for key in keyword_fields
-        ]
-        wanted += [(key, q.FloatIndexParams(enable_hnsw=False)) for key in float_fields]
-        if text_field is not None:
-            text = q.TextIndexParams(
-                tokenizer=q.TokenizerType.Multilingual, scoring=True, enable_hnsw=False, memory=cold
-            )
-            wanted.append((text_field, text))
-        for key, params in wanted:
-            if key not in existing:
-                with self._mapping:
-                    self._shard.update(q.UpdateOperation.create_field_index(key, params))
-                self._unflushed = True
+        """The indexes of :meth:`.LoadedShard.ensure_indexes` on every loaded partition
+        now and on every other one when it loads."""
+        with self._table:
+            self._indexes = (tuple(keyword_fields), tuple(float_fields), text_field)
+            for part in self._parts.values():
+                part.ensure_indexes(self._indexes)
 
     def drop(self, name: str) -> None:
-        self._close_shard()
+        self._close_parts()
+        self._existing = set()
         folder = self._root / name
         if folder.exists():
-            doomed = self._root / f".{name}.dropping-{uuid.uuid4().hex}"
-            os.replace(folder, doomed)
-            _sync_dir(self._root)
-            shutil.rmtree(doomed, ignore_errors=True)
+            remove_folder(folder)
 
     def close(self) -> None:
         try:
-            self._close_shard()
+            self._close_parts()
         finally:
             self._release_lock()
 
     def expect_exit(self) -> None:
         """The process ends after its current command (the ``memoweave`` command line):
-        the shards opened from now on skip the advice whose only use is to keep a
-        long-running process's resident memory low, namely releasing the log and index
-        storage read once at load (:func:`release_read_once`), dropping the Cold files'
-        page cache (:func:`drop_cached_pages`) and releasing the pages each search read
-        (:class:`SearchedPages`): at 1M memories ~0.1 s wall (~30 ms CPU) before the first
-        result, and the next process finds the Cold pages this one's search read still
-        cached. The read-ahead and everything a write does are kept."""
+        the shards loaded from now on skip the advice whose only use is to keep a
+        long-running process's resident memory low (see :class:`.LoadedShard`): at 1M
+        memories ~0.1 s wall (~30 ms CPU) before the first result, and the next process
+        finds the Cold pages this one's search read still cached."""
         self._resident_advice = False
 
     def leave_to_exit(self) -> bool:
-        """Keep a shard nothing wrote since it loaded (or was last flushed) loaded until
-        the process ends (:data:`LEFT_TO_EXIT`), with this engine's folder lock; a changed
-        one is not kept (``False``): closing flushes it."""
-        with self._mapping:
-            if self._shard is None or self._unflushed:
+        """Keep the loaded partitions until the process ends (:data:`LEFT_TO_EXIT`), with
+        this engine's folder lock, when nothing wrote to any since it loaded (or was last
+        flushed); otherwise keep none (``False``): closing flushes the changed ones."""
+        with self._table:
+            parts = list(self._parts.values())
+            if not parts or any(part.unflushed for part in parts):
                 return False
-            LEFT_TO_EXIT.append((self._shard, self._lock))
-            self._shard, self._lock = None, None
-            self._segments = self._searched = None
-            self._points = None
+            lock: ExclusiveFileLock | None = self._lock
+            for part in parts:
+                LEFT_TO_EXIT.append((part.leave(), lock))
+                lock = None
+            self._parts, self._lock = {}, None
             return True
 
-    def _close_shard(self) -> None:
-        """Flush what this engine changed, then close. A shard only read is not flushed:
-        a flush rewrites and fsyncs every segment's trackers even when nothing changed
-        (~80-230 ms at 1k-100k points, the biggest part of a read-only process's exit)."""
-        shard, self._shard = self._shard, None
-        self._segments = self._searched = None
-        self._points = None
-        unflushed, self._unflushed = self._unflushed, False
-        if shard is not None:
-            with self._mapping:
-                try:
-                    if unflushed:
-                        shard.flush()
-                finally:
-                    shard.close()
+    def _close_parts(self) -> None:
+        """Close every loaded partition (each flushed first if it was written to)."""
+        with self._table:
+            parts, self._parts = list(self._parts.values()), {}
+        failure: BaseException | None = None
+        for part in parts:
+            try:
+                part.close()
+            except BaseException as exc:  # close the others, then raise the first
+                failure = failure or exc
+        if failure is not None:
+            raise failure
 
     # -- writes ----------------------------------------------------------------------
-    def upsert(self, points: Sequence[tuple[UUID, list[float], dict[str, Any]]]) -> None:
-        q = self._q
-        batch = [q.Point(pid, vector, payload) for pid, vector, payload in points]
-        self._update(q.UpdateOperation.upsert_points(batch), len(batch))
+    def upsert(self, points: Sequence[Point]) -> None:
+        homes: dict[int, list[Point]] = {}
+        for point in points:
+            homes.setdefault(self._home(point[2]), []).append(point)
+        for p, group in homes.items():
+            part = self._part(p, create=True)
+            assert part is not None
+            part.upsert(group)
+        if self._partitions > 1:  # the copies a user_id change left in other partitions
+            for p in self._loaded_first():
+                elsewhere = [pid for q, group in homes.items() if q != p for pid, _, _ in group]
+                part = self._part(p, create=False)
+                stale = part.present(elsewhere) if part is not None and elsewhere else set()
+                if part is not None and stale:
+                    part.delete(sorted(stale))
 
     def delete(self, ids: Sequence[UUID]) -> None:
-        self._update(self._q.UpdateOperation.delete_points(list(ids)), len(ids))
+        for part, found in self._locate(ids):
+            part.delete(found)
 
     def set_vector(self, id: UUID, vector: list[float]) -> None:
-        q = self._q
-        self._update(q.UpdateOperation.update_vectors([q.PointVectors(id, vector)]), 1)
+        self._holder(id).set_vector(id, vector)
 
     def set_payload(self, id: UUID, payload: dict[str, Any]) -> None:
-        self._update(self._q.UpdateOperation.overwrite_payload([id], payload), 1)
+        """Replace the payload; a point whose new ``user_id`` belongs to another
+        partition is written there first, then deleted from its old one."""
+        part = self._holder(id)
+        target = self._part(self._home(payload), create=True)
+        assert target is not None
+        if target is part:
+            part.set_payload(id, payload)
+            return
+        (row,) = part.retrieve([id], True)
+        assert row.vector is not None
+        target.upsert([(id, row.vector, payload)])
+        part.delete([id])
+
+    def _holder(self, id: UUID) -> LoadedShard:
+        for part, _ in self._locate([id]):
+            return part
+        raise LookupError(f"point {id} does not exist")
+
+    def _locate(self, ids: Sequence[UUID]) -> list[tuple[LoadedShard, list[UUID]]]:
+        """The partitions holding ``ids``, each with its ids (the loaded ones are asked
+        first; the others are loaded only while ids are still missing)."""
+        if self._partitions == 1:
+            part = self._part(0, create=False)
+            return [(part, list(ids))] if part is not None and ids else []
+        missing, found = set(ids), []
+        for p in self._loaded_first():
+            part = self._part(p, create=False)
+            if not missing:
+                break
+            here = part.present(sorted(missing)) if part is not None else set()
+            if part is not None and here:
+                found.append((part, sorted(here)))
+                missing -= here
+        return found
 
     # -- reads -----------------------------------------------------------------------
     def search(self, vector: list[float], limit: int, where: Clause | None) -> list[Row]:
-        """The ``limit`` nearest points ``where`` keeps, scored exactly on their original
-        vectors (see :mod:`.edge_index`): a filter that Qdrant's payload-index estimate
-        (~0.1 ms) says keeps at most ``candidates(limit)`` points scores each of them
-        exactly; otherwise the quantised nearest ``candidates`` are found and the best
-        ``limit`` of them scored exactly.
-
-        The candidates are found without the filter when it drops at most ``limit``
-        points (one scope holding the whole shard): a graph walk checks the filter at
-        every point it visits, which doubled the query at 100k in one scope. The
-        ``candidates(limit + dropped)`` nearest points are found unfiltered and ranked
-        with the filter; if ``limit`` of them pass they are the filtered search's hits
-        (every passing point left out is farther than all of them, up to the graph's
-        approximation, which an unfiltered walk makes no worse), otherwise the
-        candidates are found with the filter.
-
-        After it (from the shard's second search on), the pages of original vectors and
-        payloads it read are released (:class:`SearchedPages`), unless a call that maps
-        files is running (a write)."""
-        try:
-            return self._search(vector, limit, where)
-        finally:
-            if self._mapping.acquire(blocking=False):
-                try:
-                    searched = self._searched
-                    if searched is not None:  # not closed meanwhile
-                        searched.release()
-                finally:
-                    self._mapping.release()
-
-    def _search(self, vector: list[float], limit: int, where: Clause | None) -> list[Row]:
-        q = self._q
-        native = self._filter(where)
-        nearest = q.Query.Nearest(vector)
-        if self._points is None:
-            self._points = int(self._shard.count(q.CountRequest(filter=None, exact=False)))
-        total = self._points
-        kept = total if native is None else self._estimate(native)
-        if kept <= candidates(limit):
-            return self._exact(nearest, limit, native)
-        dropped = total - kept
-        if dropped <= limit:
-            hits = self._exact_among(nearest, limit, native, candidates(limit + dropped), None)
-            if len(hits) == limit or native is None:
-                return hits
-        return self._exact_among(nearest, limit, native, candidates(limit), native)
-
-    def _estimate(self, native: Any) -> int:
-        """Qdrant's estimate of how many points ``native`` keeps (from payload indexes)."""
-        return int(self._shard.count(self._q.CountRequest(filter=native, exact=False)))
-
-    def _exact_among(
-        self, nearest: Any, limit: int, native: Any, wanted: int, walk_filter: Any
-    ) -> list[Row]:
-        """The best ``limit`` points ``native`` keeps among the ``wanted`` nearest by
-        quantised vectors (found with ``walk_filter``), scored exactly."""
-        q = self._q
-        request = q.QueryRequest(
-            limit=wanted,
-            query=nearest,
-            filter=walk_filter,
-            with_payload=False,
-            params=candidate_params(q, wanted),
-        )
-        ids = {p.id for p in self._shard.query(request)}
-        if not ids:
-            return []
-        among = q.HasIdCondition(ids)
-        return self._exact(
-            nearest, limit, q.Filter(must=[among] if native is None else [among, native])
-        )
-
-    def _exact(self, nearest: Any, limit: int, native: Any) -> list[Row]:
-        """The ``limit`` nearest points ``native`` keeps, each scored on its original."""
-        q = self._q
-        request = q.QueryRequest(
-            limit=limit, query=nearest, filter=native, with_payload=True, params=exact_params(q)
-        )
-        return [_row(p, score=p.score) for p in self._shard.query(request)]
+        parts = self._targets(where)
+        if len(parts) == 1:
+            return parts[0].search(vector, limit, where)
+        hits = (part.search(vector, limit, where) for part in parts)
+        return merge_hits(hits, limit, ascending=self._metric == "euclidean")
 
     def text_search(self, text: str, field: str, limit: int, where: Clause | None) -> list[Row]:
-        q = self._q
-        request = q.QueryRequest(
-            limit=limit,
-            query=q.TextQuery(field, text),
-            filter=self._filter(where),
-            with_payload=True,
-        )
-        return [_row(p, score=p.score) for p in self._shard.query(request)]
+        parts = self._targets(where)
+        if len(parts) == 1:
+            return parts[0].text_search(text, field, limit, where)
+        hits = (part.text_search(text, field, limit, where) for part in parts)
+        return merge_hits(hits, limit, ascending=False)
 
     def retrieve(self, ids: Sequence[UUID], with_vectors: bool) -> list[Row]:
-        records = self._shard.retrieve(list(ids), with_payload=True, with_vector=with_vectors)
-        return [_row(r, with_vector=with_vectors) for r in records]
+        if self._partitions == 1:
+            part = self._part(0, create=False)
+            return part.retrieve(ids, with_vectors) if part is not None else []
+        missing, rows = list(ids), []
+        for p in self._loaded_first():
+            part = self._part(p, create=False)
+            if not missing:
+                break
+            if part is not None:
+                got = part.retrieve(missing, with_vectors)
+                rows += got
+                taken = {row.id for row in got}
+                missing = [pid for pid in missing if pid not in taken]
+        return rows
 
     def scroll(
         self, where: Clause | None, limit: int, offset: UUID | None
     ) -> tuple[list[Row], UUID | None]:
-        request = self._q.ScrollRequest(
-            offset=offset, limit=limit, filter=self._filter(where), with_payload=True
-        )
-        records, next_offset = self._shard.scroll(request)
-        return [_row(r) for r in records], _uuid(next_offset)
+        parts = self._targets(where)
+        if len(parts) == 1:
+            return parts[0].scroll(where, limit, offset)
+        return merge_pages([part.scroll(where, limit, offset) for part in parts], limit)
 
     def count(self, where: Clause | None) -> int:
-        return int(self._shard.count(self._q.CountRequest(filter=self._filter(where), exact=True)))
+        return sum(part.count(where) for part in self._targets(where))
 
-    # -- filters ---------------------------------------------------------------------
-    def _filter(self, where: Clause | None) -> Any:
-        return None if where is None else self._clause(where)
+    def holds(self, where: Clause | None) -> bool:
+        """Whether any point matches ``where``: the partitions are asked in the order of
+        :meth:`_loaded_first`, each loaded only if the ones before hold none."""
+        user = pinned_user(where) if self._partitions > 1 else None
+        if user is not None:
+            return any(part.scroll(where, 1, None)[0] for part in self._targets(where))
+        for p in self._loaded_first():
+            part = self._part(p, create=False)
+            if part is not None and part.scroll(where, 1, None)[0]:
+                return True
+        return False
 
-    def _clause(self, clause: Clause) -> Any:
-        return self._q.Filter(
-            must=[self._cond(c) for c in clause.must] or None,
-            should=[self._cond(c) for c in clause.should] or None,
-            must_not=[self._cond(c) for c in clause.must_not] or None,
-        )
-
-    def _cond(self, cond: Condition) -> Any:
-        q = self._q
-        if isinstance(cond, Clause):
-            return self._clause(cond)
-        if isinstance(cond, Match):
-            # The binding reads a Python bool as the integer 0/1 (bool subclasses int);
-            # numpy.bool_ is not an int, so it reaches Qdrant as a JSON boolean.
-            value = self._np.bool_(cond.value) if isinstance(cond.value, bool) else cond.value
-            return q.FieldCondition(cond.key, match=q.MatchValue(value))
-        if isinstance(cond, Range):
-            rng = q.RangeFloat(gt=cond.gt, gte=cond.gte, lt=cond.lt, lte=cond.lte)
-            return q.FieldCondition(cond.key, range=rng)
-        if isinstance(cond, Substring):
-            return q.FieldCondition(cond.key, match=q.MatchSubstring(cond.text))
-        if isinstance(cond, IsEmpty):
-            return q.IsEmptyCondition(cond.key)
-        raise TypeError(f"unknown condition {cond!r}")
-
-
-def _write_json(path: Path, value: Any) -> None:
-    """Write ``path`` atomically and durably (temporary file, fsync, rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(value, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    _sync_dir(path.parent)
-
-
-def _sync_dir(folder: Path) -> None:
-    """fsync a folder so that a rename in it survives a power cut (POSIX only)."""
-    if os.name != "posix":  # pragma: no cover
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _uuid(value: Any) -> UUID | None:
-    if value is None or isinstance(value, UUID):
-        return value
-    return UUID(str(value))
-
-
-def _row(point: Any, *, score: float = 0.0, with_vector: bool = False) -> Row:
-    vector = point.vector if with_vector else None
-    if isinstance(vector, dict):  # unnamed vector reported as {"": [...]}
-        vector = vector.get("")
-    return Row(
-        id=_uuid(point.id),  # type: ignore[arg-type]  # our points have UUID ids
-        payload=dict(point.payload or {}),
-        vector=list(vector) if vector is not None else None,
-        score=float(score),
-    )
+    def expect_reads(self, where: Clause | None) -> None:
+        """Reads that may need several partitions look first in the partition of the
+        ``user_id`` that ``where`` pins (e.g. the consistency check before a scoped
+        search), so that a search for one user loads one partition."""
+        self._expected = pinned_user(where)

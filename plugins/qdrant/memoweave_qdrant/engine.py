@@ -96,6 +96,15 @@ class Engine(ABC):
     def close(self) -> None:
         """Release the engine (idempotent)."""
 
+    def holds(self, where: Clause | None) -> bool | None:
+        """Whether any point matches ``where``, where the engine can tell more cheaply
+        than a one-point :meth:`scroll`; ``None`` (the default): it cannot."""
+        return None
+
+    def expect_reads(self, where: Clause | None) -> None:  # noqa: B027 - optional hint
+        """The next reads keep only points matching ``where`` (a hint; the default
+        ignores it)."""
+
     def expect_exit(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """The process ends after its current command: skip what only keeps a
         long-running process's resident memory low. The default has nothing to skip."""

@@ -92,7 +92,10 @@ def _build_engine(config: QdrantStoreConfig) -> Engine:
         from memoweave_qdrant.edge_engine import EdgeEngine
 
         return EdgeEngine(
-            config.edge_root(), config.edge_index_threshold_kb(), config.edge_vector_datatype()
+            config.edge_root(),
+            config.edge_index_threshold_kb(),
+            config.edge_vector_datatype(),
+            config.edge_partitions(),
         )
     from memoweave_qdrant.client_engine import ClientEngine
 
@@ -360,6 +363,25 @@ class QdrantVectorStore(VectorStore):
             return (yield from self._step("count", engine.count, where))
         return len((yield from self._matching(where, keep, None, None)))
 
+    def _has_records(self, *, filter: FilterNode | None = None) -> Steps[bool]:
+        """Whether any record matches ``filter`` (Qdrant Edge: from the first partition
+        holding one, the loaded ones and those :meth:`expect_reads` named first)."""
+        engine = yield from self._bound()
+        where, keep = self._filter(filter)
+        if keep is None:
+            held = yield from self._step("count", engine.holds, where)
+            if held is not None:
+                return held
+            rows, _ = yield from self._step("scroll", engine.scroll, where, 1, None)
+            return bool(rows)
+        return bool((yield from self._matching(where, keep, None, 1)))
+
+    def expect_reads(self, filter: FilterNode) -> None:
+        """Edge mode: the partition of the ``user_id`` that ``filter`` pins (if any) is
+        the one looked in first by reads that may need several
+        (:meth:`.EdgeEngine.expect_reads`)."""
+        self._engine.expect_reads(self._filter(filter)[0])
+
     def _drop_collection(self) -> Steps[None]:
         """Delete the bound collection; it is recreated empty on next use."""
         engine = yield from self._bound()
@@ -400,6 +422,7 @@ class QdrantVectorStore(VectorStore):
     update = blocking(_update)
     list = blocking(_list)
     count = blocking(_count)
+    has_records = blocking(_has_records)
     drop_collection = blocking(_drop_collection)
     close = blocking(_close)
 
@@ -437,5 +460,6 @@ class QdrantClientStore(QdrantVectorStore):
     aupdate = awaitable(QdrantVectorStore._update)
     alist = awaitable(QdrantVectorStore._list)
     acount = awaitable(QdrantVectorStore._count)
+    ahas_records = awaitable(QdrantVectorStore._has_records)
     adrop_collection = awaitable(QdrantVectorStore._drop_collection)
     aclose = awaitable(QdrantVectorStore._close)

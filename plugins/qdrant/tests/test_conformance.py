@@ -13,11 +13,21 @@ from memoweave.testing import AsyncVectorStoreConformance, VectorStoreConformanc
 
 
 class TestQdrantEdgeConformance(VectorStoreConformance):
-    """Qdrant Edge, one shard folder per collection."""
+    """Qdrant Edge, a new collection split into the default number of partitions."""
 
     @pytest.fixture
     def store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
         config = {"mode": "edge", "path": str(tmp_path / "edge")}
+        return lambda: load_registry().create("vector_store", "qdrant", config)
+
+
+class TestQdrantEdgeSingleShardConformance(VectorStoreConformance):
+    """Qdrant Edge, one shard per collection (the layout of collections created before
+    partitions, and of ``partitions: 1``)."""
+
+    @pytest.fixture
+    def store_factory(self, tmp_path: Path) -> Callable[[], VectorStore]:
+        config = {"mode": "edge", "path": str(tmp_path / "edge"), "partitions": 1}
         return lambda: load_registry().create("vector_store", "qdrant", config)
 
 

@@ -51,7 +51,9 @@ def test_a_new_collection_stores_float16_and_scores_within_its_rounding(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
     root = tmp_path / "edge"
-    store = qdrant_make_store({"path": str(root), "index_threshold_kb": 16})  # 64 vectors
+    store = qdrant_make_store(
+        {"partitions": 1, "path": str(root), "index_threshold_kb": 16}
+    )  # 64 vectors
     store.ensure_collection("c", DIMS)
     vectors = _vectors(600)
     store.upsert(_records(vectors))
@@ -66,7 +68,7 @@ def test_a_new_collection_stores_float16_and_scores_within_its_rounding(
         assert [h.score for h in hits] == pytest.approx(np.sort(exact)[::-1][:10], abs=1e-3)
     store.close()
 
-    again = qdrant_make_store({"path": str(root), "vector_datatype": "float32"})
+    again = qdrant_make_store({"partitions": 1, "path": str(root), "vector_datatype": "float32"})
     again.ensure_collection("c", DIMS)  # configured float32: the collection stays float16
     assert np.array_equal(_read_back(again, 600), back)
     again.upsert(_records(vectors[:1]))
@@ -82,7 +84,7 @@ def test_an_existing_float32_collection_stays_float32(
     root = tmp_path / "edge"
     vectors = _vectors(600, seed=3)
     store = qdrant_make_store(
-        {"path": str(root), "index_threshold_kb": 16, "vector_datatype": "float32"}
+        {"partitions": 1, "path": str(root), "index_threshold_kb": 16, "vector_datatype": "float32"}
     )
     store.ensure_collection("configured", DIMS)
     store.upsert(_records(vectors[:300]))
@@ -91,10 +93,10 @@ def test_an_existing_float32_collection_stays_float32(
     assert _stored(root, "configured") == ("float32", None)
     meta.write_text(json.dumps({"dims": DIMS, "metric": "cosine"}))  # as older releases
 
-    again = qdrant_make_store({"path": str(root), "index_threshold_kb": 16})
+    again = qdrant_make_store({"partitions": 1, "path": str(root), "index_threshold_kb": 16})
     again.ensure_collection("configured", DIMS)
     again.upsert(_records(vectors)[300:])  # fills and indexes new segments
-    assert again._engine._shard.info().indexed_vectors_count >= 300
+    assert again._engine._parts[0]._shard.info().indexed_vectors_count >= 300
     assert np.abs(_read_back(again, 600) - vectors).max() <= 1e-6  # float16: ~1e-4
     assert _stored(root, "configured") == ("-", None)  # nothing rewritten
     again.close()
@@ -104,17 +106,17 @@ def test_an_unknown_recorded_datatype_is_refused_and_nothing_changes(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
     root = tmp_path / "edge"
-    store = qdrant_make_store({"path": str(root)})
+    store = qdrant_make_store({"partitions": 1, "path": str(root)})
     store.ensure_collection("c", DIMS)
     store.upsert(_records(_vectors(5)))
     store.close()
     meta = root / "c" / "memoweave.json"
     meta.write_text(json.dumps({"dims": DIMS, "metric": "cosine", "datatype": "int4"}))
     with pytest.raises(VectorStoreError, match="cannot be opened"):
-        qdrant_make_store({"path": str(root)}).ensure_collection("c", DIMS)
+        qdrant_make_store({"partitions": 1, "path": str(root)}).ensure_collection("c", DIMS)
     assert json.loads(meta.read_text())["datatype"] == "int4"
     meta.write_text(json.dumps({"dims": DIMS, "metric": "cosine", "datatype": "float16"}))
-    again = qdrant_make_store({"path": str(root)})
+    again = qdrant_make_store({"partitions": 1, "path": str(root)})
     again.ensure_collection("c", DIMS)
     assert again.count() == 5
 

@@ -42,13 +42,18 @@ def _records(vectors: np.ndarray, start: int = 0) -> list[VectorRecord]:
 
 def _info(store: Any) -> Any:
     """The shard's own report (segments, indexed vectors)."""
-    return store._engine._shard.info()
+    return store._engine._parts[0]._shard.info()
 
 
 def test_writes_index_the_segments_they_fill_and_searches_stay_exact(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
-    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4, **_F32}  # 64 vectors
+    config = {
+        "partitions": 1,
+        "path": str(tmp_path / "edge"),
+        "index_threshold_kb": 4,
+        **_F32,
+    }  # 64 vectors
     store = qdrant_make_store(config)
     store.ensure_collection("c", DIMS)
     vectors = _vectors(900)
@@ -76,7 +81,9 @@ def test_writes_index_the_segments_they_fill_and_searches_stay_exact(
 
 
 def test_a_zero_threshold_never_indexes(qdrant_make_store: Any, tmp_path: Path) -> None:
-    store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 0})
+    store = qdrant_make_store(
+        {"partitions": 1, "path": str(tmp_path / "edge"), "index_threshold_kb": 0}
+    )
     store.ensure_collection("c", DIMS)
     store.upsert(_records(_vectors(500)))
     assert _info(store).indexed_vectors_count == 0
@@ -103,7 +110,7 @@ def test_a_shard_written_before_indexing_keeps_every_point(
     (folder / "memoweave.json").write_text(json.dumps({"dims": DIMS, "metric": "cosine"}))
 
     for indexed in (0, 601):  # opened as it is; a first write indexes it; reopened
-        store = qdrant_make_store({"path": str(root), "index_threshold_kb": 4})
+        store = qdrant_make_store({"partitions": 1, "path": str(root), "index_threshold_kb": 4})
         store.ensure_collection("old", DIMS)
         assert _info(store).indexed_vectors_count == indexed
         if not indexed:
@@ -183,7 +190,9 @@ def test_searches_score_candidates_exactly_and_skip_the_filter_when_it_drops_a_f
     for bit Qdrant's rescored scores); a filter keeping nearly the whole shard (one scope)
     is not checked during the graph walk; a selective one is; a filter keeping a few
     points scores each of them exactly in one query."""
-    store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 4, **_F32})
+    store = qdrant_make_store(
+        {"partitions": 1, "path": str(tmp_path / "edge"), "index_threshold_kb": 4, **_F32}
+    )
     store.ensure_collection("c", DIMS)
     vectors = _vectors(900, seed=11)
     records = _records(vectors)
@@ -194,8 +203,8 @@ def test_searches_score_candidates_exactly_and_skip_the_filter_when_it_drops_a_f
     store.upsert(records)
     assert _info(store).indexed_vectors_count == 900
     engine = store._engine
-    log = _QueryLog(engine._shard)
-    engine._shard = log
+    log = _QueryLog(engine._parts[0]._shard)
+    engine._parts[0]._shard = log
 
     scope = parse_filter({"user_id": "me"})
     for probe in (0, 300, 451):  # the nearest point itself is out of scope for 0 and 300
@@ -206,7 +215,7 @@ def test_searches_score_candidates_exactly_and_skip_the_filter_when_it_drops_a_f
         assert [h.id for h in hits] == [_id(int(i)) for i in kept]
         assert [h.score for h in hits] == pytest.approx(scores[kept].tolist(), abs=1e-5)
         assert all(h.payload["user_id"] == "me" for h in hits)
-        native = engine._filter(store._filter(scope)[0])
+        native = engine._filters.of(store._filter(scope)[0])
         assert [(h.id, h.score) for h in hits] == _rescored(
             log._shard, vectors[probe].tolist(), 10, native
         )
@@ -244,7 +253,9 @@ def test_the_point_count_is_read_once_until_the_next_write(
     """The search's gate compares a filter's estimate with the shard's point count: it
     is read once, then again after every write, so a scope that was the whole shard is
     searched with its filter once other scopes are written."""
-    store = qdrant_make_store({"path": str(tmp_path / "edge"), "index_threshold_kb": 4, **_F32})
+    store = qdrant_make_store(
+        {"partitions": 1, "path": str(tmp_path / "edge"), "index_threshold_kb": 4, **_F32}
+    )
     store.ensure_collection("c", DIMS)
     vectors = _vectors(320, seed=5)
     records = _records(vectors)
@@ -252,8 +263,8 @@ def test_the_point_count_is_read_once_until_the_next_write(
         record.payload["user_id"] = "me" if i < 120 else "other"
     store.upsert(records[:120])
     engine = store._engine
-    log = _CountLog(engine._shard)
-    engine._shard = log
+    log = _CountLog(engine._parts[0]._shard)
+    engine._parts[0]._shard = log
     scope = parse_filter({"user_id": "me"})
     for probe in range(3):
         store.search(vectors[probe].tolist(), top_k=10, filter=scope)
@@ -304,7 +315,7 @@ def test_opening_drops_the_cached_vectors_and_payloads_only_where_searches_canno
 
     if not releasable:
         monkeypatch.setattr(edge_pages, "_MAP_FILES", str(tmp_path / "no-map-files"))
-    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4}
+    config = {"partitions": 1, "path": str(tmp_path / "edge"), "index_threshold_kb": 4}
     store = qdrant_make_store(config)
     store.ensure_collection("c", DIMS)
     vectors = _vectors(900, seed=5)

@@ -25,7 +25,7 @@ def _records(n: int) -> list[VectorRecord]:
 def test_a_second_opener_of_a_fresh_folder_gets_the_lock_error(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
-    config = {"path": str(tmp_path / "edge")}
+    config = {"partitions": 1, "path": str(tmp_path / "edge")}
     stores = [qdrant_make_store(config) for _ in range(4)]
     outcomes: list[BaseException | None] = [None] * 4
     barrier = threading.Barrier(4)
@@ -58,7 +58,7 @@ def test_a_second_opener_of_a_fresh_folder_gets_the_lock_error(
 def test_other_collections_of_the_same_folder_stay_usable(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
-    config = {"path": str(tmp_path / "edge")}
+    config = {"partitions": 1, "path": str(tmp_path / "edge")}
     one, two = qdrant_make_store(config), qdrant_make_store(config)
     one.ensure_collection("one", 4)
     two.ensure_collection("two", 4)  # no lock error: other collection
@@ -70,7 +70,7 @@ def test_other_collections_of_the_same_folder_stay_usable(
 def test_missing_metadata_is_refused_without_deleting_and_repair_restores_it(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
-    config = {"path": str(tmp_path / "edge")}
+    config = {"partitions": 1, "path": str(tmp_path / "edge")}
     store = qdrant_make_store(config)
     store.ensure_collection("kept", 4)
     store.upsert(_records(7))
@@ -93,7 +93,7 @@ def test_missing_metadata_is_refused_without_deleting_and_repair_restores_it(
 
 
 def test_garbage_metadata_is_refused_too(qdrant_make_store: Any, tmp_path: Path) -> None:
-    config = {"path": str(tmp_path / "edge")}
+    config = {"partitions": 1, "path": str(tmp_path / "edge")}
     store = qdrant_make_store(config)
     store.ensure_collection("kept", 4, "dot")
     store.upsert(_records(3))
@@ -115,7 +115,7 @@ def test_leftovers_of_an_interrupted_create_or_drop_are_cleared(
     root = tmp_path / "edge"
     (root / ".c.creating-dead").mkdir(parents=True)
     (root / ".c.dropping-dead" / "shard").mkdir(parents=True)
-    store = qdrant_make_store({"path": str(root)})
+    store = qdrant_make_store({"partitions": 1, "path": str(root)})
     store.ensure_collection("c", 4)
     store.upsert(_records(2))
     assert sorted(p.name for p in root.iterdir()) == ["c", "c.lock"]
@@ -139,8 +139,8 @@ class _FlushCounter:
 
 
 def _count_flushes(store: Any) -> _FlushCounter:
-    counter = _FlushCounter(store._engine._shard)
-    store._engine._shard = counter
+    counter = _FlushCounter(store._engine._parts[0]._shard)
+    store._engine._parts[0]._shard = counter
     return counter
 
 
@@ -148,7 +148,7 @@ def test_only_a_store_that_wrote_flushes_on_close(qdrant_make_store: Any, tmp_pa
     """A flush rewrites and fsyncs every segment's trackers even when nothing changed: a
     process that only read (``memoweave search``) closes without one; every write is
     still flushed before close and found after reopening."""
-    config = {"path": str(tmp_path / "edge")}
+    config = {"partitions": 1, "path": str(tmp_path / "edge")}
     first = qdrant_make_store(config)
     first.ensure_collection("c", 4)
     first.upsert(_records(5))
@@ -182,7 +182,7 @@ def test_close_at_exit_leaves_only_an_unwritten_shard_loaded(
     for the exit; a store that wrote is closed (flushed, lock released) as by close()."""
     import memoweave_qdrant.edge_engine as edge_engine
 
-    config = {"path": str(tmp_path / "edge")}
+    config = {"partitions": 1, "path": str(tmp_path / "edge")}
     writer = qdrant_make_store(config)
     writer.ensure_collection("c", 4)
     writer.upsert(_records(5))

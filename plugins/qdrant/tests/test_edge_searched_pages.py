@@ -48,7 +48,11 @@ def test_a_search_leaves_none_of_the_vectors_and_payloads_it_read_mapped(
     """An indexed segment's original vectors (scored exactly for every candidate) and
     the payloads of the hits are read in place; after each search but a load's first
     none stays mapped, and searches, reads and writes give the same results as ever."""
-    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4}  # 256 vectors
+    config = {
+        "partitions": 1,
+        "path": str(tmp_path / "edge"),
+        "index_threshold_kb": 4,
+    }  # 256 vectors
     store = qdrant_make_store(config)
     store.ensure_collection("c", DIMS)
     records = _records(900)

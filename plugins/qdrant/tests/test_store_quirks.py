@@ -134,7 +134,7 @@ def test_unicode_and_escaping_values_round_trip_and_filter(
 def test_reserved_payload_prefix_and_bad_ids_are_rejected(
     qdrant_make_store: Any, tmp_path: Path
 ) -> None:
-    store = qdrant_make_store({"path": str(tmp_path / "edge")})
+    store = qdrant_make_store({"partitions": 1, "path": str(tmp_path / "edge")})
     store.ensure_collection("bad", 4)
     with pytest.raises(ValidationError, match="reserved"):
         store.upsert([VectorRecord(_id(0), _vec(0), {"_mw_lists": ["x"]})])
@@ -188,11 +188,11 @@ def test_edge_indexes_the_keys_every_read_filters_on(tmp_path: Path) -> None:
     from memoweave.providers.vector_store import EXPIRY_KEY, SCOPE_KEYS, STATUS_KEY
 
     store = load_registry().create(
-        "vector_store", "qdrant", {"mode": "edge", "path": str(tmp_path / "edge")}
+        "vector_store", "qdrant", {"mode": "edge", "partitions": 1, "path": str(tmp_path / "edge")}
     )
     try:
         store.ensure_collection("indexed", 4)
-        schema = store._engine._shard.info().payload_schema
+        schema = store._engine._parts[0]._shard.info().payload_schema
         assert {*SCOPE_KEYS, STATUS_KEY, EXPIRY_KEY} <= set(schema)
     finally:
         store.close()
@@ -230,5 +230,6 @@ def test_the_text_index_is_opt_in_and_kept_once_made(
 
 
 def _payload_schema(store: Any) -> set[str]:
-    """The payload indexes of an edge store's bound shard."""
-    return set(store._engine._shard.info().payload_schema)
+    """The payload indexes every partition of an edge store's bound collection has."""
+    parts = store._engine._all()
+    return set.intersection(*(set(part._shard.info().payload_schema) for part in parts))

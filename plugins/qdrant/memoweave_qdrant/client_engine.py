@@ -17,7 +17,7 @@ from memoweave.providers.vector_store import Metric
 from memoweave.runtime.aio import awaitable
 from memoweave.runtime.steps import Steps, blocking, call
 from memoweave_qdrant.config import QdrantStoreConfig
-from memoweave_qdrant.engine import Engine, Row
+from memoweave_qdrant.engine import Engine, Row, point_id, row_of
 from memoweave_qdrant.filters import Clause, Condition, IsEmpty, Match, Range, Substring
 
 _METRICS: dict[str, str] = {"cosine": "Cosine", "dot": "Dot", "euclidean": "Euclid"}
@@ -202,7 +202,7 @@ class ClientEngine(Engine):
             limit=limit,
             with_payload=True,
         )
-        return [_row(p, score=p.score) for p in response.points]
+        return [row_of(p, score=p.score) for p in response.points]
 
     def _text_search(
         self, text: str, field: str, limit: int, where: Clause | None
@@ -217,7 +217,7 @@ class ClientEngine(Engine):
             limit=limit,
             with_payload=True,
         )
-        return [_row(p, score=p.score) for p in response.points]
+        return [row_of(p, score=p.score) for p in response.points]
 
     def _retrieve(self, ids: Sequence[UUID], with_vectors: bool) -> Steps[list[Row]]:
         records = yield call(
@@ -228,7 +228,7 @@ class ClientEngine(Engine):
             with_payload=True,
             with_vectors=with_vectors,
         )
-        return [_row(r, with_vector=with_vectors) for r in records]
+        return [row_of(r, with_vector=with_vectors) for r in records]
 
     def _scroll(
         self, where: Clause | None, limit: int, offset: UUID | None
@@ -242,7 +242,7 @@ class ClientEngine(Engine):
             offset=str(offset) if offset is not None else None,
             with_payload=True,
         )
-        return [_row(r) for r in records], _uuid(next_offset)
+        return [row_of(r) for r in records], point_id(next_offset)
 
     def _count(self, where: Clause | None) -> Steps[int]:
         result = yield call(
@@ -315,21 +315,3 @@ class ClientEngine(Engine):
         if isinstance(cond, IsEmpty):
             return m.IsEmptyCondition(is_empty=m.PayloadField(key=cond.key))
         raise TypeError(f"unknown condition {cond!r}")
-
-
-def _uuid(value: Any) -> UUID | None:
-    if value is None or isinstance(value, UUID):
-        return value
-    return UUID(str(value))
-
-
-def _row(point: Any, *, score: float = 0.0, with_vector: bool = False) -> Row:
-    vector = point.vector if with_vector else None
-    if isinstance(vector, dict):
-        vector = vector.get("")
-    return Row(
-        id=_uuid(point.id),  # type: ignore[arg-type]  # our points have UUID ids
-        payload=dict(point.payload or {}),
-        vector=list(vector) if vector is not None else None,
-        score=float(score),
-    )

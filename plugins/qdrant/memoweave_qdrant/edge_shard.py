@@ -29,7 +29,7 @@ from memoweave_qdrant.edge_pages import (
     prefetch_loaded,
     release_read_once,
 )
-from memoweave_qdrant.engine import Row
+from memoweave_qdrant.engine import Row, point_id, row_of
 from memoweave_qdrant.filters import Clause
 
 IndexSpec = tuple[tuple[str, ...], tuple[str, ...], str | None]
@@ -273,7 +273,7 @@ class LoadedShard:
         request = q.QueryRequest(
             limit=limit, query=nearest, filter=native, with_payload=True, params=exact_params(q)
         )
-        return [_row(p, score=p.score) for p in self._shard.query(request)]
+        return [row_of(p, score=p.score) for p in self._shard.query(request)]
 
     def text_search(self, text: str, field: str, limit: int, where: Clause | None) -> list[Row]:
         q = self._q
@@ -283,16 +283,16 @@ class LoadedShard:
             filter=self._filters.of(where),
             with_payload=True,
         )
-        return [_row(p, score=p.score) for p in self._shard.query(request)]
+        return [row_of(p, score=p.score) for p in self._shard.query(request)]
 
     def retrieve(self, ids: Sequence[UUID], with_vectors: bool) -> list[Row]:
         records = self._shard.retrieve(list(ids), with_payload=True, with_vector=with_vectors)
-        return [_row(r, with_vector=with_vectors) for r in records]
+        return [row_of(r, with_vector=with_vectors) for r in records]
 
     def present(self, ids: Sequence[UUID]) -> set[UUID]:
         """The ids among ``ids`` this shard holds (no payload or vector read)."""
         records = self._shard.retrieve(list(ids), with_payload=False, with_vector=False)
-        return {_uuid(r.id) for r in records}  # type: ignore[misc]  # our ids are UUIDs
+        return {point_id(r.id) for r in records}  # type: ignore[misc]  # our ids are UUIDs
 
     def scroll(
         self, where: Clause | None, limit: int, offset: UUID | None
@@ -301,26 +301,8 @@ class LoadedShard:
             offset=offset, limit=limit, filter=self._filters.of(where), with_payload=True
         )
         records, next_offset = self._shard.scroll(request)
-        return [_row(r) for r in records], _uuid(next_offset)
+        return [row_of(r) for r in records], point_id(next_offset)
 
     def count(self, where: Clause | None) -> int:
         request = self._q.CountRequest(filter=self._filters.of(where), exact=True)
         return int(self._shard.count(request))
-
-
-def _uuid(value: Any) -> UUID | None:
-    if value is None or isinstance(value, UUID):
-        return value
-    return UUID(str(value))
-
-
-def _row(point: Any, *, score: float = 0.0, with_vector: bool = False) -> Row:
-    vector = point.vector if with_vector else None
-    if isinstance(vector, dict):  # unnamed vector reported as {"": [...]}
-        vector = vector.get("")
-    return Row(
-        id=_uuid(point.id),  # type: ignore[arg-type]  # our points have UUID ids
-        payload=dict(point.payload or {}),
-        vector=list(vector) if vector is not None else None,
-        score=float(score),
-    )

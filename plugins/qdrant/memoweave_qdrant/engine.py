@@ -29,6 +29,27 @@ class Row:
     score: float = 0.0
 
 
+def point_id(value: Any) -> UUID | None:
+    """A point id as the engines report it (a ``UUID`` or its string; ``None`` kept)."""
+    if value is None or isinstance(value, UUID):
+        return value
+    return UUID(str(value))
+
+
+def row_of(point: Any, *, score: float = 0.0, with_vector: bool = False) -> Row:
+    """The :class:`Row` of a point read back by either Qdrant API (``id``, ``payload``,
+    ``vector``: an unnamed vector may be reported as ``{"": [...]}``)."""
+    vector = point.vector if with_vector else None
+    if isinstance(vector, dict):
+        vector = vector.get("")
+    return Row(
+        id=point_id(point.id),  # type: ignore[arg-type]  # our points have UUID ids
+        payload=dict(point.payload or {}),
+        vector=list(vector) if vector is not None else None,
+        score=float(score),
+    )
+
+
 class Engine(ABC):
     """One Qdrant backend; every method acts on the collection given to :meth:`open`."""
 

@@ -341,3 +341,43 @@ def test_opening_drops_the_cached_vectors_and_payloads_only_where_searches_canno
     hits = again.search(vectors[7].tolist(), top_k=3)
     assert hits[0].id == _id(7)
     again.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="posix_fadvise and mincore")
+@pytest.mark.parametrize("releasable", [True, False], ids=["released", "unreleasable"])
+def test_an_optimisation_pass_reads_ahead_the_written_parts_of_the_segments_it_built(
+    qdrant_make_store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, releasable: bool
+) -> None:
+    """Qdrant Edge drops the page cache of the segments an optimisation pass builds; where
+    searches release what they read, the engine reads ahead their original vectors and
+    the written part of their payload pages (the preallocated holes are skipped), so the
+    searches after the pass do not read them from disk a page at a time. Where searches
+    cannot release, nothing is read ahead."""
+    from memoweave_qdrant import edge_pages
+
+    if not releasable:
+        monkeypatch.setattr(edge_pages, "_MAP_FILES", str(tmp_path / "no-map-files"))
+    config = {"path": str(tmp_path / "edge"), "index_threshold_kb": 4, "partitions": 1}
+    store = qdrant_make_store(config)
+    store.ensure_collection("c", DIMS)
+    vectors = _vectors(3000, seed=5)
+    for lo in range(0, len(vectors), 100):
+        store.upsert(_records(vectors[lo : lo + 100], start=lo))
+    segments = tmp_path / "edge" / "c" / "shard" / "segments"
+    built = [path.parent.parent for path in segments.glob("*/vector_storage/matrix.dat")]
+    assert built  # the pass built at least one segment with its vectors in matrix.dat
+    for segment in built:
+        matrix = segment / "vector_storage" / "matrix.dat"
+        pages = [*segment.glob("payload_storage/page_*.dat")]
+        assert pages
+        if releasable:
+            assert _cached_pages(matrix) >= matrix.stat().st_size // 4096
+            for page in pages:
+                written = page.stat().st_blocks * 512 // 4096
+                assert 0 < _cached_pages(page) < page.stat().st_size // 4096  # holes skipped
+                assert _cached_pages(page) <= written + 1
+        else:
+            assert _cached_pages(matrix) == 0
+            assert all(_cached_pages(page) == 0 for page in pages)
+    hits = store.search(vectors[7].tolist(), top_k=3)
+    assert hits[0].id == _id(7)

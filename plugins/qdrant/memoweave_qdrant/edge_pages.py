@@ -34,10 +34,12 @@ Three kinds are released, without changing a byte of any file:
   next search maps what it reads again with minor faults). Released every 8 searches,
   fault-around brought half of them back in between.
 
-And one kind is read ahead: :func:`prefetch_loaded`, the segment files a load reads whole
-into memory (int8 vectors, payload-index maps, the null indexes' and deletions' flags),
-whose page cache Qdrant Edge drops once it has read them, so every new process reads them
-again, page by page (one major fault per 4 KiB page).
+And two kinds are read ahead: :func:`prefetch_loaded`, the segment files a load reads
+whole into memory (int8 vectors, payload-index maps, the null indexes' and deletions'
+flags), whose page cache Qdrant Edge drops once it has read them, so every new process
+reads them again, page by page (one major fault per 4 KiB page); and
+:func:`prefetch_cold`, the Cold files of the segments an optimisation pass built, whose
+page cache Qdrant Edge drops too, so the searches after the pass read them from disk.
 """
 
 from __future__ import annotations

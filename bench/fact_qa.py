@@ -166,11 +166,11 @@ def run_peer(name: str) -> dict[str, Any]:
     return json.loads(out_path.read_text())
 
 
-def recommended_threshold() -> float:
-    """memoweave's documented threshold."""
-    from memoweave.retrieval.profiles import RECOMMENDED_THRESHOLD
+def recommended_thresholds() -> tuple[float, float]:
+    """memoweave's documented thresholds: the first pass's, and the reranked search's."""
+    from memoweave.retrieval.profiles import RECOMMENDED_RERANKED_THRESHOLD, RECOMMENDED_THRESHOLD
 
-    return RECOMMENDED_THRESHOLD
+    return RECOMMENDED_THRESHOLD, RECOMMENDED_RERANKED_THRESHOLD
 
 
 def main() -> None:
@@ -189,7 +189,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         systems = run_memoweave(personas, args.config, home, args.capture, args.rerank)
     systems.extend(run_peer(peer) for peer in args.peer)
-    threshold = recommended_threshold()
+    threshold, reranked_threshold = recommended_thresholds()
     results = []
     header = f"{'system':<12}{'split':<9}{'ans':>5}{'unans':>6}{'top-1':>8}{'hit@3':>8}{'AUC':>7}"
     print(header + f"{'kept':>7}{'dropped':>9}")
@@ -198,7 +198,7 @@ def main() -> None:
         summary = {}
         for split in ("dev", "heldout", "all"):
             rows = [r for r in system["rows"] if split in ("all", r["split"])]
-            cut = threshold if system["system"] in ("memoweave", RERANK_SYSTEM) else None
+            cut = {"memoweave": threshold, RERANK_SYSTEM: reranked_threshold}.get(system["system"])
             m = summary[split] = summarise(rows, cut)
             extra = f"{m['kept']:>7.3f}{m['dropped']:>9.3f}" if cut is not None else ""
             print(
@@ -207,7 +207,8 @@ def main() -> None:
             )
         results.append({**system, "summary": summary})
     print(
-        f"\nrecommended threshold {threshold}; load average {os.getloadavg()[0]:.1f}; "
+        f"\nrecommended threshold {threshold} ({RERANK_SYSTEM}: {reranked_threshold}); "
+        f"load average {os.getloadavg()[0]:.1f}; "
         f"memoweave ingest {systems[0]['ingest_ms']:.1f} ms/fact"
     )
     for system in systems:

@@ -25,6 +25,8 @@ TEXTS = [
 ]
 QUERY = "What are the names of Bob's fish?"
 ANSWER = TEXTS[4]
+NO_CHECK = {"answer_check": False}
+"""The stage alone (the answer check on top of it: test_answer_check.py)."""
 
 
 @pytest.fixture(params=["sync", "async"])
@@ -71,7 +73,7 @@ def test_a_probability_reranker_is_fused_into_a_calibrated_score(
     build_memory: BuildMemory,
 ) -> None:
     reranker = WordsReranker(probabilities=True)
-    memory = build_memory(retrieval={"rerank_top_n": 5}, reranker=reranker)
+    memory = build_memory(retrieval={"rerank_top_n": 5, **NO_CHECK}, reranker=reranker)
     add_texts(memory, TEXTS)
     plain = memory.search(QUERY, user_id="alice", explain=True)["results"]
     hits = memory.search(QUERY, user_id="alice", explain=True, rerank=True)["results"]
@@ -103,7 +105,7 @@ def test_a_reranker_of_its_own_scale_replaces_the_score(build_memory: BuildMemor
 
 def test_results_past_the_reranked_ones_follow_in_fused_order(build_memory: BuildMemory) -> None:
     reranker = WordsReranker(probabilities=True)
-    memory = build_memory(retrieval={"rerank_top_n": 2}, reranker=reranker)
+    memory = build_memory(retrieval={"rerank_top_n": 2, **NO_CHECK}, reranker=reranker)
     add_texts(memory, TEXTS)
     plain = memory.search(QUERY, user_id="alice", top_k=5)["results"]
     hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, explain=True)["results"]
@@ -137,7 +139,7 @@ def test_rerank_top_n_1_rescores_the_first_result_and_keeps_the_order(
     results are the first pass's, in its order, and only the first one's score is the
     reranked stage's (what ``threshold`` then reads for it)."""
     reranker = WordsReranker(probabilities=True)
-    memory = build_memory(retrieval={"rerank_top_n": 1}, reranker=reranker)
+    memory = build_memory(retrieval={"rerank_top_n": 1, **NO_CHECK}, reranker=reranker)
     add_texts(memory, TEXTS)
     plain = memory.search(QUERY, user_id="alice", top_k=5, explain=True)["results"]
     hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, explain=True)["results"]

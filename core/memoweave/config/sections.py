@@ -91,6 +91,12 @@ class RetrievalConfig(ConfigModel):
     rerank_top_n: int = Field(
         default=20, ge=1, le=200, description="Fused results passed to the reranker."
     )
+    answer_check: bool = Field(
+        default=True,
+        description="With a reranker of probabilities: ask it again without each query word "
+        "the first fact lacks, and lower every score when one counts against it "
+        "(docs/retrieval.md, 'The answer check'); about one reranker pair per missing word.",
+    )
 
 
 class LimitsConfig(ConfigModel):

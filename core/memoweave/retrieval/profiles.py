@@ -30,6 +30,9 @@ RECOMMENDED_THRESHOLD = 0.18
 """The ``threshold`` docs/retrieval.md recommends for questions that may have no answer:
 the cut that keeps the most answers plus drops the most unanswerable questions on the
 fact-QA dev personas (checked on the held-out ones, ``bench/fact_qa.py``)."""
+RECOMMENDED_RERANKED_THRESHOLD = 0.1
+"""The same for ``search(rerank=True)`` with a reranker of probabilities and the answer
+check on (``retrieval.answer_check``, :mod:`.answer_check`), chosen the same way."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,9 @@ class RerankStage:
     bias: float
     fused: float
     rerank: float
+    answer_check: float = 0.0
+    """Weight of the answer check's value on the logit of every result when the first
+    result is of this kind (:mod:`.answer_check`); 0 turns it off."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,8 @@ PROFILES: dict[str, Profile] = {
     # neighbour weight (facts observed at the same moment, session 8) chosen on 26/30/41 by
     # recall@10 with the others fixed (2 over 3); the reranked stage refitted (session 8) on
     # the reranker's scores of the rewritten first-person queries (.rerank_view): same
-    # ranking as before, calibration only
+    # ranking as before, calibration only; the answer check's weight (session 11) chosen
+    # on the fact-QA dev personas by the AUC of the first score, checked on the held-out
     KIND_FACT: Profile(
         bias=-4.59,
         dense=4.05,
@@ -92,7 +99,7 @@ PROFILES: dict[str, Profile] = {
         entity=0.0,
         time=0.89,
         neighbour=2.0,
-        reranked=RerankStage(bias=-4.40, fused=0.447, rerank=5.37),
+        reranked=RerankStage(bias=-4.40, fused=0.447, rerank=5.37, answer_check=1.0),
     ),
 }
 

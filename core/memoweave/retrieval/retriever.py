@@ -24,7 +24,8 @@
    (:func:`.fusion.fuse_reranked`) and ``threshold`` applies to that score; any other
    reranker's own score replaces the fused one. A first-person query
    and the fact memories reach the reranker rewritten about "the user"
-   (:mod:`.rerank_view`).
+   (:mod:`.rerank_view`); then the answer check (:mod:`.answer_check`) may shift every
+   score by one logit amount, before ``threshold``.
 5. Each ranked :class:`.candidates.Candidate` carries every signal's raw score, rank and
    contribution (the contributions add up to the score; with a reranker of its own scale,
    ``rerank`` holds its score and rank and ``score`` is the reranker's), which
@@ -52,6 +53,7 @@ from memoweave.providers.embedder import Embedder
 from memoweave.providers.graph_store import GraphStore
 from memoweave.providers.reranker import Reranker
 from memoweave.providers.vector_store import VectorStore
+from memoweave.retrieval.answer_check import ablated_queries, check_value, shifted
 from memoweave.retrieval.candidates import Candidate, Signal, SignalHits, collect, record
 from memoweave.retrieval.dense import dense_hits, query_cosines
 from memoweave.retrieval.entity_signal import entity_scores
@@ -178,9 +180,11 @@ class Retriever:
         if reranker is not None and ranked:
             n = settings.rerank_top_n
             head, tail = ranked[:n], ranked[n:]
-            ranked = yield from self._rerank(query, head, fused)
+            ranked, views = yield from self._rerank(query, head, fused)
             if fused:  # the rest follow in fused order, with their first-pass scores
                 ranked = [*ranked, *tail]
+                if settings.answer_check:
+                    yield from self._answer_check(ranked, *views)
                 if threshold is not None:
                     ranked = [c for c in ranked if c.score >= threshold]
         return ranked[:top_k]
@@ -274,13 +278,17 @@ class Retriever:
             }
             record(candidates, "recency", {i: v for i, v in scores.items() if v > 0})
 
-    def _rerank(self, query: str, ranked: list[Candidate], fused: bool) -> Steps[list[Candidate]]:
+    def _rerank(
+        self, query: str, ranked: list[Candidate], fused: bool
+    ) -> Steps[tuple[list[Candidate], tuple[str, dict[str, str]]]]:
         """The reranker's order of ``ranked``: by the score fused with its probabilities
-        (``fused``), else by its own score."""
+        (``fused``), else by its own score; and what the reranker read (the query, and the
+        text of each candidate by id)."""
         assert self._reranker is not None
         texts = [c.payload.get("memory", "") for c in ranked]
         facts = [c.payload.get(MEMORY_KIND_KEY) != KIND_TURN for c in ranked]
         query, texts = rerank_view(query, texts, facts)  # a first-person query: about "the user"
+        views = (query, {c.id: text for c, text in zip(ranked, texts, strict=True)})
         out = yield call(self._reranker.rerank, query, texts, top_k=len(texts))
         reordered: list[Candidate] = []
         for doc in out:
@@ -295,4 +303,28 @@ class Retriever:
             reordered.append(cand)
         if fused:
             reordered.sort(key=lambda c: (-c.score, c.id))
-        return reordered
+        return reordered, views
+
+    def _answer_check(
+        self, ranked: list[Candidate], query: str, texts: dict[str, str]
+    ) -> Steps[None]:
+        """Shift every score of ``ranked`` by the answer check of its first result, when
+        that result's kind weighs the check (:mod:`.answer_check`); the order is kept."""
+        assert self._reranker is not None
+        first = ranked[0]
+        weight = profile_of(first.payload).reranked.answer_check
+        signal = first.signals.get("rerank")
+        if weight <= 0 or signal is None:
+            return
+        without: list[float] = []
+        for variant in ablated_queries(query, texts[first.id]):
+            out = yield call(self._reranker.rerank, variant, [texts[first.id]], top_k=1)
+            without.extend(float(doc.score) for doc in out[:1])
+        value = check_value(signal.score, without)
+        if value == 0.0:
+            return
+        shift = weight * value  # the signal's raw score: the check's value; value: the shift
+        for cand in ranked:
+            old = cand.score
+            cand.score = shifted(old, shift)
+            cand.signals["answer_check"] = Signal(value, value=shift, contribution=cand.score - old)

@@ -6,6 +6,7 @@ import math
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from memoweave_onnx._resources import cross_encoder_dir, model_file
@@ -14,6 +15,7 @@ from memoweave import Memory
 from memoweave.errors import ConfigError, RerankerError
 from memoweave.plugins import load_registry
 from memoweave.providers.reranker import Reranker
+from memoweave.retrieval.profiles import RECOMMENDED_RERANKED_THRESHOLD
 
 QUERY = "What do I do for work?"
 DOCS = [
@@ -115,3 +117,52 @@ def test_search_with_rerank_puts_the_memory_first(
             assert 0 <= hit["explain"]["rerank"]["value"] <= 1
     else:  # raw logits: the reranker's own score
         assert out[0]["score"] == out[0]["explain"]["rerank"]["score"]
+
+
+CHECKED_FACTS = [
+    "Marta's favourite band is Arcade Fire",
+    "Marta has a tabby cat called Olive",
+    "Marta is learning to play the cello",
+    "Marta swims in the sea every morning",
+]
+ANSWERED = {
+    "What is Marta's favourite band?": CHECKED_FACTS[0],
+    "What pet does Marta have?": CHECKED_FACTS[1],
+    "Which instrument is Marta learning?": CHECKED_FACTS[2],
+}
+UNANSWERED = [  # a fact on the topic, about a neighbouring thing
+    "What is Marta's favourite film?",
+    "Does Marta have a dog?",
+    "Which language is Marta learning?",
+    "Where does Marta go running?",
+]
+
+
+def test_the_answer_check_drops_neighbouring_facts_below_the_threshold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real cross-encoder scores a fact about a neighbouring thing (band for film) as
+    an answer; the answer check (docs/retrieval.md) brings those searches below the
+    recommended reranked threshold and leaves the answered ones as they were."""
+    monkeypatch.setenv("MEMOWEAVE_HOME", str(tmp_path))
+    first: dict[bool, dict[str, dict[str, Any]]] = {}
+    for check in (True, False):
+        config = {"reranker": {"provider": "onnx"}, "retrieval": {"answer_check": check}}
+        with Memory(config) as memory:
+            memory.reset()
+            for text in CHECKED_FACTS:
+                memory.add(text, user_id="marta", infer=False)
+            first[check] = {
+                q: memory.search(q, user_id="marta", rerank=True, explain=True)["results"][0]
+                for q in [*ANSWERED, *UNANSWERED]
+            }
+    for question, answer in ANSWERED.items():
+        hit = first[True][question]
+        assert hit["memory"] == answer and hit["score"] >= RECOMMENDED_RERANKED_THRESHOLD
+        assert hit["score"] == pytest.approx(first[False][question]["score"])
+    for question in UNANSWERED:
+        hit, unchecked = first[True][question], first[False][question]
+        assert hit["explain"]["answer_check"]["score"] < 0
+        assert hit["score"] < RECOMMENDED_RERANKED_THRESHOLD < unchecked["score"] or (
+            hit["score"] < unchecked["score"] < RECOMMENDED_RERANKED_THRESHOLD
+        )

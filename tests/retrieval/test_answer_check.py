@@ -13,6 +13,7 @@ from memoweave.retrieval.profiles import PROFILES
 
 from .conftest import BuildMemory, add_texts
 from .test_rerank_fusion import ANSWER, NO_CHECK, QUERY, TEXTS, WordsReranker
+from .test_rerank_fusion import api as api  # both Memory and AsyncMemory
 
 COVERED = "Which goldfish does Bob keep?"
 """Every content word is in the answer ("keep" / "keeps"): nothing to check."""

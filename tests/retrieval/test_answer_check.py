@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from memoweave.memory import Memory
 from memoweave.retrieval.answer_check import MAX_WORDS, ablated_queries, check_value
 from memoweave.retrieval.profiles import PROFILES
 
@@ -17,6 +18,16 @@ from .test_rerank_fusion import api as api  # both Memory and AsyncMemory
 
 COVERED = "Which goldfish does Bob keep?"
 """Every content word is in the answer ("keep" / "keeps"): nothing to check."""
+
+
+def _checked_and_plain(build_memory: BuildMemory) -> tuple[WordsReranker, Memory, Memory]:
+    """The checked memory's reranker, and two memories of TEXTS: checked and unchecked."""
+    reranker = WordsReranker(probabilities=True)
+    checked = build_memory(retrieval={"rerank_top_n": 5}, reranker=reranker)
+    plain = build_memory(retrieval={"rerank_top_n": 5, **NO_CHECK}, reranker=WordsReranker(True))
+    for memory in (checked, plain):
+        add_texts(memory, TEXTS)
+    return reranker, checked, plain
 
 
 def _logit(p: float) -> float:
@@ -46,11 +57,7 @@ def test_the_value_is_the_largest_rise_a_removed_word_gives() -> None:
 def test_a_missed_word_lowers_every_score_by_one_shift_and_keeps_the_order(
     build_memory: BuildMemory,
 ) -> None:
-    reranker = WordsReranker(probabilities=True)
-    checked = build_memory(retrieval={"rerank_top_n": 5}, reranker=reranker)
-    plain = build_memory(retrieval={"rerank_top_n": 5, **NO_CHECK}, reranker=WordsReranker(True))
-    for memory in (checked, plain):
-        add_texts(memory, TEXTS)
+    reranker, checked, plain = _checked_and_plain(build_memory)
     before = plain.search(QUERY, user_id="alice", explain=True, rerank=True)["results"]
     hits = checked.search(QUERY, user_id="alice", explain=True, rerank=True)["results"]
     assert reranker.calls == [5, 1, 1]  # the stage, then one pair per missing word
@@ -73,11 +80,7 @@ def test_a_missed_word_lowers_every_score_by_one_shift_and_keeps_the_order(
 
 
 def test_a_question_the_first_fact_covers_keeps_its_scores(build_memory: BuildMemory) -> None:
-    reranker = WordsReranker(probabilities=True)
-    checked = build_memory(retrieval={"rerank_top_n": 5}, reranker=reranker)
-    plain = build_memory(retrieval={"rerank_top_n": 5, **NO_CHECK}, reranker=WordsReranker(True))
-    for memory in (checked, plain):
-        add_texts(memory, TEXTS)
+    reranker, checked, plain = _checked_and_plain(build_memory)
     hits = checked.search(COVERED, user_id="alice", explain=True, rerank=True)["results"]
     before = plain.search(COVERED, user_id="alice", rerank=True)["results"]
     assert reranker.calls == [5] and hits[0]["memory"] == ANSWER

@@ -7,22 +7,20 @@ the translation is only a superset (``icontains``), post-filtered with
 carrying the engine's message.
 
 Every method is written once, as a pipeline of engine calls (:mod:`memoweave.runtime.
-steps`). :class:`QdrantVectorStore` (Qdrant Edge, synchronous by nature) runs them in the
-calling thread; :class:`QdrantClientStore` (qdrant-client local mode or a server) also
-has native async twins that await the engine's ``AsyncQdrantClient`` calls.
+steps`; the plumbing: :mod:`memoweave_qdrant.store_steps`). :class:`QdrantVectorStore`
+(Qdrant Edge, synchronous by nature) runs them in the calling thread;
+:class:`QdrantClientStore` (qdrant-client local mode or a server) also has native async
+twins that await the engine's ``AsyncQdrantClient`` calls.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
-from uuid import UUID
+from collections.abc import Sequence
 
-from memoweave.errors import MemoweaveError, NotFound, ValidationError, VectorStoreError
+from memoweave.errors import NotFound, VectorStoreError
 from memoweave.filters.ast import FilterNode
 from memoweave.providers.checks import check_positive
-from memoweave.providers.file_lock import LockHeld
 from memoweave.providers.store_checks import (
     check_dims,
     check_metric,
@@ -31,53 +29,21 @@ from memoweave.providers.store_checks import (
     check_text,
     check_vector,
     closed,
-    invalid_cursor,
-    not_bound,
 )
 from memoweave.providers.vector_store import (
-    EXPIRY_KEY,
-    HASH_KEY,
-    SCOPE_KEYS,
-    STATUS_KEY,
     TEXT_FIELD,
     Metric,
     Page,
     Payload,
     SearchHit,
-    StoreCapabilities,
     StoredRecord,
     VectorRecord,
-    VectorStore,
 )
 from memoweave.runtime.aio import awaitable
-from memoweave.runtime.steps import Steps, blocking, call, run
+from memoweave.runtime.steps import Steps, blocking, run
 from memoweave_qdrant import codec
 from memoweave_qdrant.config import QdrantStoreConfig
-from memoweave_qdrant.engine import Engine, Row
-from memoweave_qdrant.filters import LISTS_KEY, Clause, translate
-
-T = TypeVar("T")
-Keep = Callable[[Payload], bool]
-_LOCK_MARKERS = ("WouldBlock", "already accessed by another instance", "Resource temporarily")
-_LOCK_HINT = (
-    "Close the other memoweave process or store using this folder; to share one store "
-    "between processes, run a Qdrant server and configure url: http://host:6333 instead."
-)
-
-
-def _engine_error(action: str, exc: BaseException, where: str) -> VectorStoreError:
-    message = str(exc) or type(exc).__name__
-    if isinstance(exc, LockHeld) or any(marker in message for marker in _LOCK_MARKERS):
-        return VectorStoreError(
-            f"the Qdrant storage at {where} is locked by another process or store "
-            f"(engine said: {message})",
-            hint=_LOCK_HINT,
-            details={"action": action, "location": where, "engine_message": message},
-        )
-    return VectorStoreError(
-        f"qdrant {action} failed: {message}",
-        details={"action": action, "location": where, "engine_message": message},
-    )
+from memoweave_qdrant.store_steps import EngineSteps
 
 
 def create_store(config: QdrantStoreConfig) -> QdrantVectorStore:
@@ -87,124 +53,8 @@ def create_store(config: QdrantStoreConfig) -> QdrantVectorStore:
     return QdrantClientStore(config)
 
 
-def _build_engine(config: QdrantStoreConfig) -> Engine:
-    if config.resolved_mode == "edge":
-        from memoweave_qdrant.edge_engine import EdgeEngine
-
-        return EdgeEngine(
-            config.edge_root(),
-            config.edge_index_threshold_kb(),
-            config.edge_vector_datatype(),
-            config.edge_partitions(),
-        )
-    from memoweave_qdrant.client_engine import ClientEngine
-
-    return ClientEngine(config)
-
-
-class QdrantVectorStore(VectorStore):
+class QdrantVectorStore(EngineSteps):
     """A memoweave vector store backed by Qdrant Edge, qdrant-client local mode or a server."""
-
-    def __init__(self, config: QdrantStoreConfig) -> None:
-        self.config = config
-        self._where: str = str(
-            config.url
-            if config.resolved_mode == "server"
-            else (
-                config.location or str(config.edge_root() if config.mode == "edge" else config.path)
-            )
-        )
-        self.capabilities = StoreCapabilities(
-            keyword_search=config.text_index, persistent=config.persistent
-        )
-        self._name: str | None = None
-        self._dims = 0
-        self._metric: Metric = "cosine"
-        self._dropped = False
-        self._closed = False
-        self._engine = run(self._step("open", _build_engine, config))
-
-    # -- plumbing --------------------------------------------------------------------
-    def _step(self, action: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Steps[T]:
-        """The pipeline of one engine call; engine exceptions become VectorStoreError."""
-        try:
-            return (yield call(fn, *args, **kwargs))
-        except MemoweaveError:
-            raise
-        except Exception as exc:
-            raise _engine_error(action, exc, self._where) from exc
-
-    def _bound(self) -> Steps[Engine]:
-        if self._closed:
-            raise closed("Qdrant")
-        if self._name is None:
-            raise not_bound("Qdrant")
-        if self._dropped:
-            yield from self._open(self._name, self._dims, self._metric)
-        return self._engine
-
-    def _open(self, name: str, dims: int, metric: Metric) -> Steps[None]:
-        engine = self._engine
-        actual = yield from self._step(
-            "open collection", engine.open, name, dims, metric, create=True
-        )
-        if actual != (dims, metric):
-            self._name = None
-            raise VectorStoreError(
-                f"collection {name!r} exists with dims={actual[0]} metric={actual[1]!r}, "
-                f"asked for dims={dims} metric={metric!r}",
-                hint="Use another collection name, or drop the collection to recreate it.",
-            )
-        keyword = (*SCOPE_KEYS, STATUS_KEY, HASH_KEY, LISTS_KEY)
-        text = TEXT_FIELD if self.config.text_index else None
-        yield from self._step("create indexes", engine.ensure_indexes, keyword, (EXPIRY_KEY,), text)
-        self._name, self._dims, self._metric, self._dropped = name, dims, metric, False
-
-    def _filter(self, filter: FilterNode | None) -> tuple[Clause | None, Keep | None]:
-        """The native clause, and the post-filter when the clause is only a superset."""
-        where, exact = translate(filter)
-        if exact:
-            return where, None
-        from memoweave.filters import evaluate
-
-        return where, lambda payload: evaluate(filter, payload)
-
-    def _score(self, raw: float) -> float:
-        return -raw if self._metric == "euclidean" else raw
-
-    def _ranked(
-        self, fetch: Callable[[int], Steps[list[Row]]], top_k: int, keep: Keep | None
-    ) -> Steps[list[SearchHit]]:
-        """Hits from ``fetch(limit)``, widening the fetch until ``top_k`` pass ``keep``."""
-        limit = top_k
-        while True:
-            rows = yield from fetch(limit)
-            hits = []
-            for row in rows:
-                payload = codec.decode_payload(row.payload)
-                if keep is None or keep(payload):
-                    hits.append(SearchHit(str(row.id), self._score(row.score), payload))
-            if len(hits) >= top_k or len(rows) < limit:
-                return hits[:top_k]
-            limit *= 4
-
-    def _matching(
-        self, where: Clause | None, keep: Keep, start: UUID | None, stop_after: int | None
-    ) -> Steps[list[StoredRecord]]:
-        """The records matching from ``start`` on, in id order (post-filtered); at most
-        ``stop_after`` of them when given."""
-        engine = yield from self._bound()
-        offset, found = start, []
-        while True:
-            rows, offset = yield from self._step("scroll", engine.scroll, where, 256, offset)
-            for row in rows:
-                payload = codec.decode_payload(row.payload)
-                if keep(payload):
-                    found.append(StoredRecord(str(row.id), payload))
-                    if stop_after is not None and len(found) >= stop_after:
-                        return found
-            if offset is None:
-                return found
 
     # -- contract, as pipelines ------------------------------------------------------
     def _ensure_collection(self, name: str, dims: int, metric: Metric = "cosine") -> Steps[None]:
@@ -369,7 +219,7 @@ class QdrantVectorStore(VectorStore):
         engine = yield from self._bound()
         where, keep = self._filter(filter)
         if keep is None:
-            held = yield from self._step("count", engine.holds, where)
+            held = yield from self._step("holds", engine.holds, where)
             if held is not None:
                 return held
             rows, _ = yield from self._step("scroll", engine.scroll, where, 1, None)
@@ -435,14 +285,6 @@ class QdrantVectorStore(VectorStore):
         repaired = run(self._step("repair collection", self._engine.repair, name))
         self._dropped = self._dropped or (bool(repaired) and self._name == name)
         return repaired
-
-    def _cursor(self, cursor: str | None) -> UUID | None:
-        if cursor is None:
-            return None
-        try:
-            return codec.parse_id(cursor)
-        except ValidationError:
-            raise invalid_cursor(cursor) from None
 
 
 class QdrantClientStore(QdrantVectorStore):

@@ -96,7 +96,7 @@ def test_an_existing_float32_collection_stays_float32(
     again = qdrant_make_store({"partitions": 1, "path": str(root), "index_threshold_kb": 16})
     again.ensure_collection("configured", DIMS)
     again.upsert(_records(vectors)[300:])  # fills and indexes new segments
-    assert again._engine._parts[0]._shard.info().indexed_vectors_count >= 300
+    assert again._engine.shards.loaded[0]._shard.info().indexed_vectors_count >= 300
     assert np.abs(_read_back(again, 600) - vectors).max() <= 1e-6  # float16: ~1e-4
     assert _stored(root, "configured") == ("-", None)  # nothing rewritten
     again.close()

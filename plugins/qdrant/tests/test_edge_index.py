@@ -42,7 +42,7 @@ def _records(vectors: np.ndarray, start: int = 0) -> list[VectorRecord]:
 
 def _info(store: Any) -> Any:
     """The shard's own report (segments, indexed vectors)."""
-    return store._engine._parts[0]._shard.info()
+    return store._engine.shards.loaded[0]._shard.info()
 
 
 def test_writes_index_the_segments_they_fill_and_searches_stay_exact(
@@ -203,8 +203,8 @@ def test_searches_score_candidates_exactly_and_skip_the_filter_when_it_drops_a_f
     store.upsert(records)
     assert _info(store).indexed_vectors_count == 900
     engine = store._engine
-    log = _QueryLog(engine._parts[0]._shard)
-    engine._parts[0]._shard = log
+    log = _QueryLog(engine.shards.loaded[0]._shard)
+    engine.shards.loaded[0]._shard = log
 
     scope = parse_filter({"user_id": "me"})
     for probe in (0, 300, 451):  # the nearest point itself is out of scope for 0 and 300
@@ -263,8 +263,8 @@ def test_the_point_count_is_read_once_until_the_next_write(
         record.payload["user_id"] = "me" if i < 120 else "other"
     store.upsert(records[:120])
     engine = store._engine
-    log = _CountLog(engine._parts[0]._shard)
-    engine._parts[0]._shard = log
+    log = _CountLog(engine.shards.loaded[0]._shard)
+    engine.shards.loaded[0]._shard = log
     scope = parse_filter({"user_id": "me"})
     for probe in range(3):
         store.search(vectors[probe].tolist(), top_k=10, filter=scope)

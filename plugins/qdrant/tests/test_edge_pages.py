@@ -125,7 +125,7 @@ def test_a_store_told_the_process_exits_skips_only_the_resident_memory_advice(
     told.ensure_collection("c", DIMS)
     assert _resident_kb(shard)["wal"] > 0  # left mapped: the exit releases it
     assert told.search(records[5].vector, top_k=1, filter=SCOPE)[0].id == records[5].id
-    assert told._engine._parts[0]._searched is None  # no release after a search
+    assert told._engine.shards.loaded[0]._searched is None  # no release after a search
     told.upsert(_records(20, start=300))
     assert told.count(filter=SCOPE) == 320
     told.close()
@@ -133,7 +133,7 @@ def test_a_store_told_the_process_exits_skips_only_the_resident_memory_advice(
     again = qdrant_make_store(config)
     again.ensure_collection("c", DIMS)
     assert _resident_kb(shard)["wal"] == 0
-    assert again._engine._parts[0]._searched is not None
+    assert again._engine.shards.loaded[0]._searched is not None
     assert again.count(filter=SCOPE) == 320
     assert again.get([records[7].id])[0].payload["n"] == 7
     again.close()
@@ -199,7 +199,7 @@ from memoweave.plugins import load_registry
 store = load_registry().create("vector_store", "qdrant", {config!r})
 store.ensure_collection("c", 16)
 store.upsert(_records(300))  # checked (a first write is), nothing to optimise
-assert store._engine._parts[0]._shard.info().indexed_vectors_count == 0
+assert store._engine.shards.loaded[0]._shard.info().indexed_vectors_count == 0
 after_check = _resident_kb(Path({shard!r}))
 store.upsert(_records(10, start=300))  # logged after the release, never flushed
 print(json.dumps(after_check), flush=True)

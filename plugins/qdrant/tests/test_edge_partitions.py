@@ -56,7 +56,7 @@ def _folders(tmp_path: Path) -> set[str]:
 
 
 def _loaded(store: Any) -> set[int]:
-    return set(store._engine._parts)
+    return set(store._engine.shards.loaded)
 
 
 def test_points_live_in_their_users_partition_created_on_first_write(
@@ -73,7 +73,7 @@ def test_points_live_in_their_users_partition_created_on_first_write(
     homes = {partition_of(u, N) for u in [*USERS, "solo", ""]}
     assert _folders(tmp_path) == {part_name(p, N) for p in homes}
     for user in USERS:
-        part = store._engine._parts[partition_of(user, N)]
+        part = store._engine.shards.loaded[partition_of(user, N)]
         assert part.count(None) >= 5  # the user's five points are in its partition
     assert store.count() == 66
 
@@ -97,7 +97,7 @@ def test_pinned_reads_load_only_the_users_partition(qdrant_make_store: Any, tmp_
     assert again.has_records(filter=mine)
     assert _loaded(again) == {partition_of(user, N)}
     nobody = Comparison("user_id", "eq", "nobody-at-all")
-    if partition_of("nobody-at-all", N) not in again._engine._existing:
+    if partition_of("nobody-at-all", N) not in again._engine.shards.existing:
         assert again.search(records[0].vector, top_k=3, filter=nobody) == []
         assert again.count(filter=nobody) == 0
         assert _loaded(again) == {partition_of(user, N)}  # a missing partition is not made
@@ -146,7 +146,7 @@ def test_a_user_id_change_moves_the_point_without_a_stale_copy(
     store.upsert([VectorRecord(first.id, first.vector, {"user_id": "x9"})])
     store.update(second.id, payload={"user_id": "x9", "moved": True})
     for record in (first, second):
-        old = store._engine._parts[partition_of(record.payload["user_id"], N)]
+        old = store._engine.shards.loaded[partition_of(record.payload["user_id"], N)]
         assert old.present([uuid.UUID(record.id)]) == set()
     assert store.count() == 40
     assert store.count(filter=Comparison("user_id", "eq", "x9")) == 2
@@ -258,7 +258,7 @@ def test_close_flushes_only_the_partitions_written(qdrant_make_store: Any, tmp_p
     written = partition_of(USERS[2], N)
     again.upsert(_records(2, [USERS[2]], seed=8))
     flushes: list[int] = []
-    for p, part in again._engine._parts.items():
+    for p, part in again._engine.shards.loaded.items():
         part._shard = _FlushCounter(part._shard, p, flushes)
     again.close()
     assert flushes == [written]
@@ -283,14 +283,14 @@ def test_page_advice_and_exit_hints_hold_per_partition(
     store = qdrant_make_store(config)
     store.ensure_collection("c", 4)
     store.upsert(_records(40, USERS))
-    assert all(part._searched is not None for part in store._engine._parts.values())
+    assert all(part._searched is not None for part in store._engine.shards.loaded.values())
     store.close()
     told = qdrant_make_store(config)
     told.expect_exit()
     told.ensure_collection("c", 4)
     assert told.count() == 40
-    assert all(part._searched is None for part in told._engine._parts.values())
-    loaded = len(told._engine._parts)
+    assert all(part._searched is None for part in told._engine.shards.loaded.values())
+    loaded = len(told._engine.shards.loaded)
     left = len(LEFT_TO_EXIT)
     told.close_at_exit()  # nothing written: every partition is left loaded, one lock
     kept = LEFT_TO_EXIT[left:]

@@ -139,9 +139,40 @@ class _FlushCounter:
 
 
 def _count_flushes(store: Any) -> _FlushCounter:
-    counter = _FlushCounter(store._engine._parts[0]._shard)
-    store._engine._parts[0]._shard = counter
+    counter = _FlushCounter(store._engine.shards.loaded[0]._shard)
+    store._engine.shards.loaded[0]._shard = counter
     return counter
+
+
+class _FailingScroll:
+    """The engine's real shard whose scroll fails (a disk error, say)."""
+
+    def __init__(self, shard: Any) -> None:
+        self._shard = shard
+
+    def scroll(self, *_: Any, **__: Any) -> Any:
+        raise OSError("injected: scroll failed")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._shard, name)
+
+
+def test_a_failing_holds_step_is_named_holds(qdrant_make_store: Any, tmp_path: Path) -> None:
+    """``has_records`` asks the engine's ``holds``; a failure there is a
+    ``VectorStoreError`` naming that step (not ``count``) with the engine's message."""
+    store = qdrant_make_store({"partitions": 1, "path": str(tmp_path / "edge")})
+    store.ensure_collection("c", 4)
+    store.upsert(_records(3))
+    assert store.has_records()
+    part = store._engine.shards.loaded[0]
+    part._shard = _FailingScroll(part._shard)
+    with pytest.raises(VectorStoreError) as info:
+        store.has_records()
+    assert info.value.details["action"] == "holds"
+    assert "injected: scroll failed" in info.value.details["engine_message"]
+    assert "qdrant holds failed" in str(info.value)
+    part._shard = part._shard._shard
+    assert store.count() == 3
 
 
 def test_only_a_store_that_wrote_flushes_on_close(qdrant_make_store: Any, tmp_path: Path) -> None:

@@ -192,7 +192,7 @@ def test_edge_indexes_the_keys_every_read_filters_on(tmp_path: Path) -> None:
     )
     try:
         store.ensure_collection("indexed", 4)
-        schema = store._engine._parts[0]._shard.info().payload_schema
+        schema = store._engine.shards.loaded[0]._shard.info().payload_schema
         assert {*SCOPE_KEYS, STATUS_KEY, EXPIRY_KEY} <= set(schema)
     finally:
         store.close()
@@ -231,5 +231,5 @@ def test_the_text_index_is_opt_in_and_kept_once_made(
 
 def _payload_schema(store: Any) -> set[str]:
     """The payload indexes every partition of an edge store's bound collection has."""
-    parts = store._engine._all()
+    parts = store._engine.shards.all()
     return set.intersection(*(set(part._shard.info().payload_schema) for part in parts))

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from memoweave.errors import NotFound, ValidationError
+from memoweave.filters import Comparison
 from memoweave.memory.clock import utcnow
 from memoweave.memory.items import result_item, to_item
 from memoweave.memory.lifecycle import Lifecycle
@@ -131,6 +132,7 @@ class MemoryOperations:
         )
         if self.providers.indexes is not None:
             self.providers.indexes.will_write()
+        self.providers.vector_store.expect_reads(scope.filter())
         yield from self.ensure_ready()
         ctx = WriteContext(
             scope=scope,
@@ -193,6 +195,7 @@ class MemoryOperations:
                 "nothing to update", hint="Pass text='...' and/or metadata={...}."
             )
         scope = _optional_scope(user_id, agent_id, run_id)
+        yield from self._expect_owner(memory_id, scope)
         yield from self.ensure_ready()
         record = yield from self._fetch(memory_id, scope)
         from memoweave.memory.actions import EditMemory
@@ -217,6 +220,7 @@ class MemoryOperations:
         """See :meth:`memoweave.Memory.delete`."""
         check_memory_id(memory_id)
         scope = _optional_scope(user_id, agent_id, run_id)
+        yield from self._expect_owner(memory_id, scope)
         yield from self.ensure_ready()
         record = yield from self._fetch(memory_id, scope)
         from memoweave.memory.actions import DeleteMemory
@@ -314,6 +318,7 @@ class MemoryOperations:
         """See :meth:`memoweave.Memory.get`."""
         check_memory_id(memory_id)
         scope = _optional_scope(user_id, agent_id, run_id)
+        yield from self._expect_owner(memory_id, scope)
         yield from self.ensure_ready()
         try:
             record = yield from self._fetch(memory_id, scope, with_vectors=False)
@@ -389,6 +394,17 @@ class MemoryOperations:
             self.retriever.close()
 
     # -- internals --------------------------------------------------------------------------
+
+    def _expect_owner(self, memory_id: str, scope: Scope | None) -> Steps[None]:
+        """Tell the store whose memory ``memory_id`` is before reading it by id (a store
+        kept in parts by ``user_id`` then looks in one part first): the caller's
+        ``user_id``, else the one its history records (a hint: never changes a result)."""
+        owner = scope.user_id if scope is not None else None
+        if owner is None:
+            events = yield call(self.providers.history.events, memory_id)
+            owner = events[-1].get("user_id") if events else None
+        if isinstance(owner, str):
+            self.providers.vector_store.expect_reads(Comparison("user_id", "eq", owner))
 
     def _fetch(
         self, memory_id: str, scope: Scope | None, *, with_vectors: bool = False

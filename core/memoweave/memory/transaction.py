@@ -6,7 +6,9 @@ before-image of every touched id, the history events and the messages. :func:`ap
 
 1. one SQLite transaction journals the before-images and writes events and messages as
    *pending* (invisible to readers);
-2. the vector store applies the deletes and the upserts;
+2. the vector store applies the deletes and the upserts (told first what each touched id
+   holds now, :meth:`~memoweave.providers.vector_store.VectorStore.expect_writes`: a new
+   memory's id nothing);
 3. one SQLite transaction runs the ``on_commit`` hooks (e.g. the keyword index) and makes
    the pending rows visible.
 
@@ -93,6 +95,9 @@ def apply_plan(
             undo.append({"graph": change.undo_entry()})
     yield call(_journal, history, op_id, now, undo, plan)
     try:
+        store.expect_writes(
+            {i: r.payload if r is not None else None for i, r in plan.before.items()}
+        )
         if plan.deletes:
             yield call(store.delete, plan.deletes)
         if plan.upserts:

@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import builtins
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -232,6 +232,15 @@ class VectorStore(ABC):
         matching ``filter`` (a scoped search): a store that loads its data in parts may
         look in the parts holding them first. Never changes a result. The default does
         nothing."""
+
+    def expect_writes(self, stored: Mapping[str, Payload | None]) -> None:  # noqa: B027
+        """A hint, given right before a write (``upsert``, ``delete``, ``update``) of the
+        ids in ``stored``, of what each holds now: the payload stored under it, or
+        ``None`` when no record has the id (a new record's fresh id: a promise the caller
+        keeps). The caller holds these ids, so no other write of them runs in between. A
+        store that keeps its data in parts may look for a record only in the part its
+        payload routes to (checking it is there, falling back to the full look-up when not)
+        and not at all for a fresh id. Never changes a result. The default does nothing."""
 
     def expect_exit(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """A hint, given before the first operation, that the process ends after one

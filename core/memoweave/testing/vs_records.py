@@ -7,6 +7,7 @@ import copy
 import pytest
 
 from memoweave.errors import NotFound
+from memoweave.filters import parse_filter
 from memoweave.providers.vector_store import TEXT_FIELD, VectorRecord, VectorStore
 from memoweave.testing.filter_cases import kit_id, kit_vector
 from memoweave.testing.helpers import cosine
@@ -251,6 +252,36 @@ class GetDeleteTests:
         vector_store.delete([kit_id("missing-1"), kit_id("missing-2")])
         vector_store.delete([])
         assert vector_store.count() == 2
+
+    def test_expect_writes_hints_change_no_result(self, vector_store: VectorStore) -> None:
+        """``expect_writes`` (what each id holds now, ``None`` for a fresh id) before a
+        write changes nothing it does: a record moved to another user_id is found once,
+        under it; a stale hint (a payload the id no longer holds) still replaces and
+        deletes the right record; a fresh id is stored.
+
+        Troubleshooting: a store that uses the hint must check a payload hint against
+        where the record really is (and look everywhere when it is not there), and use a
+        hint only for the write it was given for.
+        """
+        count = vector_store.count
+        alice = parse_filter({"user_id": "alice"})
+        a, b = record("ew-a", {"user_id": "alice"}), record("ew-b", {"user_id": "alice"})
+        vector_store.upsert([a, b])
+        fresh = record("ew-new", {"user_id": "carol"})
+        vector_store.expect_writes({a.id: a.payload, fresh.id: None})
+        vector_store.upsert([record("ew-a", {"user_id": "bob"}), fresh])
+        assert sorted(ids_of(list_all(vector_store))) == sorted([a.id, b.id, fresh.id])
+        assert ids_of(list_all(vector_store, filter=alice)) == [b.id]
+        assert count(filter=parse_filter({"user_id": "bob"})) == 1
+        vector_store.expect_writes({b.id: {"user_id": "dave"}})  # stale: b is alice's
+        vector_store.upsert([record("ew-b", {"user_id": "erin"})])
+        assert count(filter=alice) == 0 and count() == 3
+        assert [r.payload["user_id"] for r in vector_store.get([b.id])] == ["erin"]
+        vector_store.expect_writes({a.id: {"user_id": "zed"}})  # stale: a is bob's
+        vector_store.delete([a.id])
+        assert vector_store.get([a.id]) == [] and count() == 2
+        vector_store.upsert([record("ew-a", {"user_id": "alice"})])  # the hint was used
+        assert ids_of(list_all(vector_store, filter=alice)) == [a.id] and count() == 3
 
 
 class UpdateTests:

@@ -15,10 +15,13 @@ Layouts, recorded in ``<root>/<name>/memoweave.json`` with the collection's ``di
   on open, exactly as before. Existing collections keep their layout; nothing is moved.
 
 Reads with no user pinned ask every existing partition and merge (hits by score, scroll
-pages in id order, counts summed). Calls by id ask the loaded partitions first and load
-the others only for ids not found there (the search path's reads by id are of ids its
-own scoped search found). An upsert that moves a point to another partition (its
-``user_id`` changed) deletes the copy left in the old one after writing the new one.
+pages in id order, counts summed). Reads by id ask the loaded partitions first, then the
+one :meth:`EdgeEngine.expect_reads` named, and load the others only for ids not found
+there (the search path's reads by id are of ids its own scoped search found; the core
+names the owner of a memory it reads by id). An upsert that moves a point to another
+partition (its ``user_id`` changed) deletes the copy left in the old one after writing
+the new one; where a write looks for old copies, and how the store's ``expect_writes``
+hints narrow that to one partition or none, is :mod:`.edge_writes`'s.
 
 Processes: an engine holds an exclusive lock on ``<root>/<name>.lock`` from ``open`` to
 ``close``, taken before it looks at the folder, so a second process (or store) opening the
@@ -37,7 +40,7 @@ deletes a collection: a folder without its metadata file is an error naming the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -225,6 +228,10 @@ class EdgeEngine(Engine):
         return True
 
     # -- writes (:class:`.PartitionWrites`) ------------------------------------------
+    def expect_writes(self, stored: Mapping[UUID, Mapping[str, Any] | None]) -> None:
+        """Hints for the next write of each id (:meth:`.PartitionWrites.expect`)."""
+        self._writes.expect(stored)
+
     def upsert(self, points: Sequence[Point]) -> None:
         self._writes.upsert(points)
 

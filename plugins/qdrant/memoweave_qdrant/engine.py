@@ -10,7 +10,7 @@ validation and may raise any exception (the store maps them to ``VectorStoreErro
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -125,6 +125,12 @@ class Engine(ABC):
     def expect_reads(self, where: Clause | None) -> None:  # noqa: B027 - optional hint
         """The next reads keep only points matching ``where`` (a hint; the default
         ignores it)."""
+
+    def expect_writes(self, stored: Mapping[UUID, Mapping[str, Any] | None]) -> None:  # noqa: B027
+        """The next write of each id of ``stored`` finds it holding that encoded payload
+        (``None``: no point has the id); a hint, see
+        :meth:`memoweave.providers.vector_store.VectorStore.expect_writes`. The default
+        ignores it."""
 
     def expect_exit(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """The process ends after its current command: skip what only keeps a

@@ -16,9 +16,10 @@ twins that await the engine's ``AsyncQdrantClient`` calls.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from uuid import UUID
 
-from memoweave.errors import NotFound, VectorStoreError
+from memoweave.errors import NotFound, ValidationError, VectorStoreError
 from memoweave.filters.ast import FilterNode
 from memoweave.providers.checks import check_positive
 from memoweave.providers.store_checks import (
@@ -231,6 +232,28 @@ class QdrantVectorStore(EngineSteps):
         the one looked in first by reads that may need several
         (:meth:`.EdgeEngine.expect_reads`)."""
         self._engine.expect_reads(self._filter(filter)[0])
+
+    def expect_writes(self, stored: Mapping[str, Payload | None]) -> None:
+        """Edge mode, partitioned: the next write of each id looks for its record only in
+        the partition its payload routes to (checked; everywhere when not found there), and
+        nowhere for an id said to hold nothing (:mod:`.edge_writes`). ``ValidationError``
+        for an id that is not a record id or a payload that is not a dict."""
+        if not isinstance(stored, Mapping):
+            raise ValidationError(
+                f"expect_writes takes a mapping of record id to payload or None, got "
+                f"{type(stored).__name__}",
+                hint="Pass {id: payload_or_None, ...}.",
+            )
+        hints: dict[UUID, Payload | None] = {}
+        for id, payload in stored.items():
+            if payload is not None and not isinstance(payload, dict):
+                raise ValidationError(
+                    f"expect_writes: the payload of {id!r} must be a dict or None, got "
+                    f"{type(payload).__name__}",
+                    hint="Pass the record's stored payload, or None for a new id.",
+                )
+            hints[codec.parse_id(id)] = payload
+        self._engine.expect_writes(hints)
 
     def _drop_collection(self) -> Steps[None]:
         """Delete the bound collection; it is recreated empty on next use."""

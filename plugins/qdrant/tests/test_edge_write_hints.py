@@ -198,3 +198,49 @@ def test_a_new_process_writing_by_id_loads_only_the_owners_partition(tmp_path: P
         assert memory.get(ids[editor])["memory"] == "now plays go"
         assert len(memory.get_all(user_id=adder)["results"]) == 2
         assert [e["event"] for e in memory.history(ids[deleter])] == ["ADD", "DELETE"]
+
+
+class _Crash(BaseException):
+    """The process dies (after the store write, before the history commit)."""
+
+
+def test_journaled_writes_that_fail_or_crash_leave_one_copy_or_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hinted delete whose history commit fails is rolled back (the record back, in
+    its partition only); an add that dies before its commit is rolled back by the next
+    open (its fresh record in no partition)."""
+    from memoweave.errors import HistoryError
+    from memoweave.memory.history import HistoryStore
+
+    store_config = {"provider": "qdrant", "config": _config(tmp_path)}
+    config = {"history_db_path": str(tmp_path / "history.db"), "vector_store": store_config}
+    user = USERS[3]
+    with Memory(config, embedder=HashingEmbedder(dims=32)) as memory:
+        for other in USERS:
+            memory.add(f"{other} drinks tea", user_id=other, infer=False)
+        kept = memory.get_all(user_id=user)["results"][0]["id"]
+
+    def broken(*_: Any, **__: Any) -> None:
+        raise RuntimeError("injected: history commit failed")
+
+    def die(*_: Any, **__: Any) -> None:
+        raise _Crash
+
+    with Memory(config, embedder=HashingEmbedder(dims=32)) as memory:
+        monkeypatch.setattr(HistoryStore, "commit", broken)
+        with pytest.raises(HistoryError):
+            memory.delete(kept)
+        monkeypatch.setattr(HistoryStore, "commit", die)
+        with pytest.raises(_Crash):
+            memory.add("a fact that never commits", user_id=user, infer=False)
+        monkeypatch.undo()
+        store: Any = memory._providers.vector_store
+        store.close()
+        memory._providers.history.close()
+    with Memory(config, embedder=HashingEmbedder(dims=32)) as memory:
+        found = memory.get_all(user_id=user)["results"]  # opening rolls the add back
+        assert [m["id"] for m in found] == [kept]
+        store = memory._providers.vector_store
+        assert _copies(store, kept) == [partition_of(user, N)]
+        assert store.count() == len(USERS)

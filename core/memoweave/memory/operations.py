@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from memoweave.errors import NotFound, ValidationError
-from memoweave.filters import Comparison
+from memoweave.memory.by_id import expect_owner, fetch, optional_scope, scope_key
 from memoweave.memory.clock import utcnow
 from memoweave.memory.items import result_item, to_item
 from memoweave.memory.lifecycle import Lifecycle
@@ -38,7 +38,6 @@ from memoweave.memory.validate import (
     check_top_k,
 )
 from memoweave.memory.wiring import MemoryProviders
-from memoweave.providers.vector_store import StoredRecord
 from memoweave.retrieval import Retriever
 from memoweave.runtime.ordering import Coordinator
 from memoweave.runtime.steps import Steps, call, done
@@ -194,16 +193,18 @@ class MemoryOperations:
             raise ValidationError(
                 "nothing to update", hint="Pass text='...' and/or metadata={...}."
             )
-        scope = _optional_scope(user_id, agent_id, run_id)
-        yield from self._expect_owner(memory_id, scope)
+        scope = optional_scope(user_id, agent_id, run_id)
+        yield from expect_owner(
+            self.providers.vector_store, self.providers.history, memory_id, scope
+        )
         yield from self.ensure_ready()
-        record = yield from self._fetch(memory_id, scope)
+        record = yield from fetch(self.providers.vector_store, memory_id, scope)
         from memoweave.memory.actions import EditMemory
         from memoweave.memory.write_plan import WriteContext
 
         ctx = WriteContext(scope=scope, now=utcnow())
         action = EditMemory(memory_id, text=text, metadata=meta)
-        written = yield from self.writer.write(_scope_key(record), [action], ctx)
+        written = yield from self.writer.write(scope_key(record), [action], ctx)
         return {
             "message": "Memory updated successfully!",
             **to_item(memory_id, written.payloads[memory_id]),
@@ -219,15 +220,17 @@ class MemoryOperations:
     ) -> Steps[dict[str, str]]:
         """See :meth:`memoweave.Memory.delete`."""
         check_memory_id(memory_id)
-        scope = _optional_scope(user_id, agent_id, run_id)
-        yield from self._expect_owner(memory_id, scope)
+        scope = optional_scope(user_id, agent_id, run_id)
+        yield from expect_owner(
+            self.providers.vector_store, self.providers.history, memory_id, scope
+        )
         yield from self.ensure_ready()
-        record = yield from self._fetch(memory_id, scope)
+        record = yield from fetch(self.providers.vector_store, memory_id, scope)
         from memoweave.memory.actions import DeleteMemory
         from memoweave.memory.write_plan import WriteContext
 
         ctx = WriteContext(scope=scope, now=utcnow())
-        yield from self.writer.write(_scope_key(record), [DeleteMemory(memory_id)], ctx)
+        yield from self.writer.write(scope_key(record), [DeleteMemory(memory_id)], ctx)
         return {"message": "Memory deleted successfully!"}
 
     def delete_all(
@@ -317,11 +320,13 @@ class MemoryOperations:
     ) -> Steps[dict[str, Any] | None]:
         """See :meth:`memoweave.Memory.get`."""
         check_memory_id(memory_id)
-        scope = _optional_scope(user_id, agent_id, run_id)
-        yield from self._expect_owner(memory_id, scope)
+        scope = optional_scope(user_id, agent_id, run_id)
+        yield from expect_owner(
+            self.providers.vector_store, self.providers.history, memory_id, scope
+        )
         yield from self.ensure_ready()
         try:
-            record = yield from self._fetch(memory_id, scope, with_vectors=False)
+            record = yield from fetch(self.providers.vector_store, memory_id, scope)
         except NotFound:
             return None
         return to_item(record.id, record.payload)
@@ -372,7 +377,7 @@ class MemoryOperations:
     ) -> Steps[list[dict[str, Any]]]:
         """See :meth:`memoweave.Memory.history`."""
         check_memory_id(memory_id)
-        scope = _optional_scope(user_id, agent_id, run_id)
+        scope = optional_scope(user_id, agent_id, run_id)
         yield from self.ensure_ready()
         events: list[dict[str, Any]] = yield call(self.providers.history.events, memory_id)
         if scope is not None and not all(scope.contains(e) for e in events):
@@ -392,39 +397,3 @@ class MemoryOperations:
             yield from self.lifecycle.close(at_exit=at_exit)
         finally:
             self.retriever.close()
-
-    # -- internals --------------------------------------------------------------------------
-
-    def _expect_owner(self, memory_id: str, scope: Scope | None) -> Steps[None]:
-        """Tell the store whose memory ``memory_id`` is before reading it by id (a store
-        kept in parts by ``user_id`` then looks in one part first): the caller's
-        ``user_id``, else the one its history records (a hint: never changes a result)."""
-        owner = scope.user_id if scope is not None else None
-        if owner is None:
-            events = yield call(self.providers.history.events, memory_id)
-            owner = events[-1].get("user_id") if events else None
-        if isinstance(owner, str):
-            self.providers.vector_store.expect_reads(Comparison("user_id", "eq", owner))
-
-    def _fetch(
-        self, memory_id: str, scope: Scope | None, *, with_vectors: bool = False
-    ) -> Steps[StoredRecord]:
-        found: list[StoredRecord] = yield call(
-            self.providers.vector_store.get, [memory_id], with_vectors=with_vectors
-        )
-        if not found or (scope is not None and not scope.contains(found[0].payload)):
-            raise NotFound(f"no memory with id {memory_id}" + (" in this scope" if scope else ""))
-        return found[0]
-
-
-def _optional_scope(user_id: Any, agent_id: Any, run_id: Any) -> Scope | None:
-    given = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
-    if all(v is None for v in given.values()):
-        return None
-    return Scope.of(**given, operation="this call")
-
-
-def _scope_key(record: StoredRecord) -> str:
-    """The turn of a memory's own scope (what an edit of it is ordered with)."""
-    payload = record.payload
-    return Scope(payload.get("user_id"), payload.get("agent_id"), payload.get("run_id")).key()

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,24 +84,46 @@ def main() -> None:
     trees = [ROOT, *(path.resolve() for path in args.compare)]
     rows: dict[Path, list[tuple[float, ...]]] = {tree: [] for tree in trees}
     with tempfile.TemporaryDirectory(prefix="memoweave-cold-") as scratch:
-        homes = {tree: Path(scratch) / f"home-{n}" for n, tree in enumerate(trees)}
-        for home in homes.values():
-            copy_home(args.home, home)
+        homes = copied_homes(args.home, trees, Path(scratch))
         load_before = os.getloadavg()
-        for run in range(args.runs):
-            for tree in trees if run % 2 == 0 else trees[::-1]:
-                rows[tree].append(one_run(tree, homes[tree], args.query, args.user_id))
+        for _, tree in alternating(trees, args.runs):
+            rows[tree].append(one_run(tree, homes[tree], args.query, args.user_id))
         load_after = os.getloadavg()
     print(f"cold `memoweave search` on {args.home}, {args.runs} runs per tree, medians (min)")
     print("| tree | first result s | exit s | CPU s | peak RSS MiB |")
     print("|---|---:|---:|---:|---:|")
     for tree, runs in rows.items():
         first, ended, cpu, rss = zip(*runs, strict=True)
-        cells = [f"{statistics.median(c):.3f} ({min(c):.3f})" for c in (first, ended, cpu)]
-        print(f"| {tree} | {' | '.join(cells)} | {statistics.median(rss):.0f} |")
+        print(f"| {tree} | {median_cells(first, ended, cpu)} | {statistics.median(rss):.0f} |")
+    print_load(load_before, load_after)
+
+
+def copied_homes(source: Path, trees: list[Path], scratch: Path) -> dict[Path, Path]:
+    """A copy of the home ``source`` under ``scratch`` for each tree."""
+    homes = {tree: scratch / f"home-{n}" for n, tree in enumerate(trees)}
+    for home in homes.values():
+        copy_home(source, home)
+    return homes
+
+
+def alternating(trees: list[Path], runs: int) -> Iterator[tuple[int, Path]]:
+    """``(run, tree)`` for each run, the trees in turn, their order reversed every other
+    run (so neither tree always goes first)."""
+    for run in range(runs):
+        for tree in trees if run % 2 == 0 else trees[::-1]:
+            yield run, tree
+
+
+def median_cells(*columns: tuple[float, ...]) -> str:
+    """Table cells ``median (min)`` of each column of timings, joined by `` | ``."""
+    return " | ".join(f"{statistics.median(c):.3f} ({min(c):.3f})" for c in columns)
+
+
+def print_load(before: tuple[float, ...], after: tuple[float, ...]) -> None:
+    """The line giving the load averages before and after the runs."""
     print(
         "load average before / after: "
-        + " / ".join(" ".join(f"{x:.2f}" for x in load) for load in (load_before, load_after))
+        + " / ".join(" ".join(f"{x:.2f}" for x in load) for load in (before, after))
     )
 
 

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from cold_start import _SEARCH as _CLI
-from cold_start import ROOT, copy_home
+from cold_start import ROOT, alternating, copied_homes, median_cells, print_load
 
 
 def one_command(tree: Path, home: Path, args: list[str]) -> tuple[float, float, float]:
@@ -59,10 +59,12 @@ def memory_ids(home: Path, n: int) -> list[str]:
     """``n`` memories of different users the home's history records as added, not deleted."""
     conn = sqlite3.connect(f"file:{home / 'history.db'}?mode=ro", uri=True)
     try:
+        (total,) = conn.execute("SELECT max(rowid) FROM history").fetchone()
+        step = max(1, (total or 0) // (n * 4))  # spread over the home, small ones too
         rows = conn.execute(
             "SELECT memory_id, user_id FROM history WHERE event = 'ADD' AND status = "
-            "'committed' AND rowid % 997 = 0 LIMIT ?",
-            (n * 4,),
+            "'committed' AND rowid % ? = 0 LIMIT ?",
+            (step, n * 4),
         ).fetchall()
     finally:
         conn.close()
@@ -86,17 +88,14 @@ def main() -> None:
         (tree, cmd): [] for tree in trees for cmd in ("add", "delete")
     }
     with tempfile.TemporaryDirectory(prefix="memoweave-cold-write-") as scratch:
-        homes = {tree: Path(scratch) / f"home-{n}" for n, tree in enumerate(trees)}
-        for home in homes.values():
-            copy_home(args.home, home)
+        homes = copied_homes(args.home, trees, Path(scratch))
         load_before = os.getloadavg()
-        for run in range(args.runs):
-            for tree in trees if run % 2 == 0 else trees[::-1]:
-                add = ["add", f"I bought a red bicycle, number {run}", "--no-infer", "--json"]
-                add += ["--user-id", f"cold-write-user-{run}"]
-                rows[tree, "add"].append(one_command(tree, homes[tree], add))
-                delete = ["delete", doomed[run], "--json"]
-                rows[tree, "delete"].append(one_command(tree, homes[tree], delete))
+        for run, tree in alternating(trees, args.runs):
+            add = ["add", f"I bought a red bicycle, number {run}", "--no-infer", "--json"]
+            add += ["--user-id", f"cold-write-user-{run}"]
+            rows[tree, "add"].append(one_command(tree, homes[tree], add))
+            delete = ["delete", doomed[run], "--json"]
+            rows[tree, "delete"].append(one_command(tree, homes[tree], delete))
         load_after = os.getloadavg()
     print(f"cold `memoweave add` / `memoweave delete` on {args.home}, {args.runs} runs per tree,")
     print("medians (min)")
@@ -104,12 +103,8 @@ def main() -> None:
     print("|---|---|---:|---:|---:|")
     for (tree, cmd), runs in rows.items():
         ended, cpu, rss = zip(*runs, strict=True)
-        cells = [f"{statistics.median(c):.3f} ({min(c):.3f})" for c in (ended, cpu)]
-        print(f"| {tree} | {cmd} | {' | '.join(cells)} | {statistics.median(rss):.0f} |")
-    print(
-        "load average before / after: "
-        + " / ".join(" ".join(f"{x:.2f}" for x in load) for load in (load_before, load_after))
-    )
+        print(f"| {tree} | {cmd} | {median_cells(ended, cpu)} | {statistics.median(rss):.0f} |")
+    print_load(load_before, load_after)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@
 ``bench/data/fact_qa.json`` holds a few personas, ~40 short facts each (the shape
 ``add(infer=True)`` stores) and questions that paraphrase their answer or share a
 misleading word with a wrong fact, plus questions no fact answers. Each persona's facts
-are stored as memories of its own user (``infer=False``, one ``add`` per fact); every
-question is asked in that scope. Per system and split (``dev`` personas may be used to
+are stored as memories of its own user (``infer=False``, one ``add`` per fact, all
+observed at one moment; ``--per-moment N``: each run of N facts at a moment of its own,
+as if one ``add(infer=True)`` had distilled them from one conversation); every question
+is asked in that scope. Per system and split (``dev`` personas may be used to
 choose settings, ``heldout`` ones only to check them):
 
 - top-1: the first result answers the question (answerable questions);
@@ -18,6 +20,7 @@ runs mem0 in its own virtualenv (``bench/peers/``) on the same data.
 
     .venv/bin/python bench/fact_qa.py
     .venv/bin/python bench/fact_qa.py --peer mem0 --capture results/cap_fact_qa.jsonl
+    .venv/bin/python bench/fact_qa.py --per-moment 3
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +54,14 @@ from retrieval_eval import (
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "fact_qa.json"
 RESULTS = HERE / "results"
-OBSERVED_AT = "2024-06-01T12:00:00+00:00"
+OBSERVED_AT = datetime(2024, 6, 1, 12, tzinfo=timezone.utc)
+
+
+def observed_at(index: int, per_moment: int) -> str:
+    """The observation time of a persona's ``index``-th fact: one moment for all facts
+    (``per_moment`` 0), else a minute per run of ``per_moment`` facts."""
+    minutes = index // per_moment if per_moment > 0 else 0
+    return (OBSERVED_AT + timedelta(minutes=minutes)).isoformat()
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
@@ -87,6 +98,7 @@ def run_memoweave(
     home: str,
     capture: Path | None,
     rerank: bool = False,
+    per_moment: int = 0,
 ) -> list[dict[str, Any]]:
     """memoweave and dense-only rows, per question (and memoweave with its reranker)."""
     os.environ["MEMOWEAVE_HOME"] = home
@@ -96,8 +108,9 @@ def run_memoweave(
     ids: dict[str, str] = {}
     start = time.perf_counter()
     for persona in personas:
-        for key, text in persona["facts"].items():
-            out = memory.add(text, user_id=persona["id"], infer=False, observed_at=OBSERVED_AT)
+        for index, (key, text) in enumerate(persona["facts"].items()):
+            when = observed_at(index, per_moment)
+            out = memory.add(text, user_id=persona["id"], infer=False, observed_at=when)
             ids[out["results"][0]["id"]] = key
     ingest_ms = (time.perf_counter() - start) * 1000 / len(ids)
     rows: dict[str, list[dict[str, Any]]] = {"memoweave": [], "dense-only": []}
@@ -183,11 +196,22 @@ def main() -> None:
         action="store_true",
         help=f"also run search(rerank=True) with the onnx cross-encoder ({RERANK_SYSTEM})",
     )
+    parser.add_argument(
+        "--per-moment",
+        type=int,
+        default=0,
+        metavar="N",
+        help="store each run of N facts at a moment of its own (default: one moment)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS / "fact_qa.json")
     args = parser.parse_args()
+    if args.per_moment < 0:
+        parser.error("--per-moment must be 0 or more")
     personas = load()
     with tempfile.TemporaryDirectory() as home:
-        systems = run_memoweave(personas, args.config, home, args.capture, args.rerank)
+        systems = run_memoweave(
+            personas, args.config, home, args.capture, args.rerank, args.per_moment
+        )
     systems.extend(run_peer(peer) for peer in args.peer)
     threshold, reranked_threshold = recommended_thresholds()
     results = []

@@ -122,3 +122,57 @@ def test_a_write_of_known_words_does_not_group_the_dictionary(tmp_path: Path) ->
         index.upsert(conn, [KeywordDoc("k2", "Caroline sings", "alice", None, None, "active")])
     assert lemma_forms.known_lemmas(history.connection, ["sang"], 10) == {"sang": "sing"}
     history.close()
+
+
+def fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget the forms this process holds, as a new process would."""
+    monkeypatch.setattr(lemma_forms, "_held", {})
+    lemma_forms._dictionary_forms.cache_clear()
+
+
+def test_a_new_process_reads_the_forms_its_home_keeps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history, index = indexed(tmp_path, TEXTS)  # this process may hold the forms already
+    kept = history.connection.execute("SELECT lemmatizer, layout FROM keyword_forms").fetchall()
+    assert kept == [(lemmatizer_id(), lemma_forms.FORMS_LAYOUT)]
+    fresh_process(monkeypatch)
+
+    def no_grouping() -> None:
+        raise AssertionError("the dictionary was grouped again")
+
+    monkeypatch.setattr(lemma_forms, "_dictionary_forms", no_grouping)
+    with history.transaction() as conn:  # a new word: its forms come from the table
+        index.upsert(conn, [KeywordDoc("k2", "Caroline sings", "alice", None, None, "active")])
+    assert lemma_forms.known_lemmas(history.connection, ["sang"], 10) == {"sang": "sing"}
+    history.close()
+
+
+def test_a_damaged_row_of_forms_is_grouped_and_written_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history, index = indexed(tmp_path, TEXTS)
+    conn = history.connection
+    good = conn.execute("SELECT starts, text FROM keyword_forms").fetchone()
+    damages = {  # not zlib; no lines; each time a new word, so the forms are read
+        "text = x'00'": ("Melanie swims", "swam", "swim"),
+        "starts = x'789c0300000000'": ("Melanie drives", "drove", "drive"),
+    }
+    for n, (damage, (text, form, lemma)) in enumerate(damages.items()):
+        with history.transaction() as write:
+            write.execute(f"UPDATE keyword_forms SET {damage}")
+        fresh_process(monkeypatch)
+        with history.transaction() as write:
+            index.upsert(write, [KeywordDoc(f"k{n}", text, "alice", None, None, "active")])
+        assert conn.execute("SELECT starts, text FROM keyword_forms").fetchone() == good
+        assert lemma_forms.known_lemmas(conn, [form], 10) == {form: lemma}
+    history.close()
+
+
+@pytest.mark.parametrize(
+    ("starts", "text"),
+    [(b"", b"a\x1fb"), (b"\x00\x00\x00", b"a\x1fb"), (b"\x01\x00\x00\x00", b"a\x1fb"),
+     (b"\x00\x00\x00\x00", b""), (b"\x00\x00\x00\x00", b"a\x1fb\x1ec\x1fd")],
+)  # fmt: skip
+def test_forms_that_are_not_stored_parts_are_refused(starts: bytes, text: bytes) -> None:
+    assert lemma_forms._Forms.from_parts(starts, text) is None

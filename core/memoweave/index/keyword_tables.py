@@ -3,7 +3,8 @@
 ``keyword_fts`` (FTS5) holds each memory's tokens, space-joined; ``keyword_docs`` (one
 row per memory: scope ids, status, token count) shares its rowid, so FTS rows are found
 through ``keyword_docs``' indexes; ``keyword_lemmas`` remembers each indexed word's
-lemma; ``keyword_vocab`` lists every (token, memory) occurrence.
+lemma; ``keyword_forms`` keeps the lemma dictionary's forms of each lemma once grouped
+(:mod:`.lemma_forms`); ``keyword_vocab`` lists every (token, memory) occurrence.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ SCHEMA = (
     # every word indexed and its lemma, so a query need not load the lemmatizer
     "CREATE TABLE IF NOT EXISTS keyword_lemmas (lemmatizer TEXT NOT NULL, word TEXT NOT NULL, "
     "lemma TEXT NOT NULL, PRIMARY KEY (lemmatizer, word)) WITHOUT ROWID",
+    # the lemma dictionary's forms of each lemma, grouped once per home (index.lemma_forms)
+    "CREATE TABLE IF NOT EXISTS keyword_forms (lemmatizer TEXT PRIMARY KEY, "
+    "layout INTEGER NOT NULL, starts BLOB NOT NULL, text BLOB NOT NULL)",
     # every (token, memory rowid) occurrence, for BM25 of scopes too large to cache
     "CREATE VIRTUAL TABLE IF NOT EXISTS keyword_vocab USING fts5vocab(keyword_fts, 'instance')",
 )

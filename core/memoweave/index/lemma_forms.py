@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 import unicodedata
+import zlib
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
@@ -85,6 +86,28 @@ class _Forms:
             }
             self._starts, self._text = array("I"), b""
 
+    @classmethod
+    def from_parts(cls, starts: bytes, text: bytes) -> _Forms | None:
+        """The forms :meth:`parts` gave, or ``None`` when they are not such parts."""
+        lines = array("I")
+        if not text or len(starts) % lines.itemsize:
+            return None
+        lines.frombytes(starts)
+        if not lines or lines[0] != 0 or lines[-1] >= len(text):
+            return None
+        if text.count(_RS_BYTE) != len(lines) - 1:
+            return None
+        forms = cls.__new__(cls)
+        forms._starts, forms._text, forms._dict = lines, text, None
+        return forms
+
+    def parts(self) -> tuple[bytes, bytes] | None:
+        """The line starts and the text, to store and rebuild with :meth:`from_parts`
+        (``None`` for the dict fallback)."""
+        if self._dict is not None:
+            return None
+        return self._starts.tobytes(), self._text
+
     def _lemma_at(self, line: int) -> bytes:
         start = self._starts[line]
         return self._text[start : self._text.index(_US_BYTE, start)]
@@ -106,9 +129,44 @@ _US, _RS = "\x1f", "\x1e"
 _US_BYTE, _RS_BYTE = _US.encode(), _RS.encode()
 
 
+FORMS_LAYOUT = 1
+"""The layout of the forms kept in ``keyword_forms`` (:meth:`_Forms.parts`, zlib)."""
+_held: dict[str, _Forms] = {}
+
+
+def _forms(conn: sqlite3.Connection, lemmatizer: str) -> _Forms:
+    """The dictionary's forms of each lemma: those this process holds, else those the home
+    keeps in ``keyword_forms`` (~10 ms to read), else grouped from the dictionary
+    (~0.25 s). Inside the caller's write transaction, a home that keeps none (or a row
+    that does not read back) gets them."""
+    key = (lemmatizer, FORMS_LAYOUT)
+    where = "FROM keyword_forms WHERE lemmatizer = ? AND layout = ?"
+    forms = _held.get(lemmatizer)
+    if forms is not None:
+        if conn.execute(f"SELECT 1 {where}", key).fetchone() is not None:
+            return forms
+    elif (row := conn.execute(f"SELECT starts, text {where}", key).fetchone()) is not None:
+        try:
+            forms = _Forms.from_parts(zlib.decompress(row[0]), zlib.decompress(row[1]))
+        except (zlib.error, TypeError):
+            forms = None
+        if forms is not None:
+            _held[lemmatizer] = forms
+            return forms
+    if forms is None:
+        forms = _held[lemmatizer] = _dictionary_forms()
+    if (parts := forms.parts()) is not None:
+        conn.execute(
+            "INSERT OR REPLACE INTO keyword_forms(lemmatizer, layout, starts, text) "
+            "VALUES (?, ?, ?, ?)",
+            (lemmatizer, FORMS_LAYOUT, *(zlib.compress(part, 1) for part in parts)),
+        )
+    return forms
+
+
 @lru_cache(maxsize=1)
 def _dictionary_forms() -> _Forms:
-    """The dictionary's forms of each lemma (loads it; ~0.3 s once per process)."""
+    """The dictionary's forms of each lemma (loads it; ~0.25 s once per process)."""
     from simplemma.strategies.dictionaries import LOW_MEMORY_DICTIONARY_FACTORY
 
     return _Forms(_entries(LOW_MEMORY_DICTIONARY_FACTORY.get_dictionary("en")))
@@ -133,7 +191,7 @@ def with_forms(conn: sqlite3.Connection, lemmatizer: str, known: dict[str, str])
     written) every form of its lemmas and, once per home, of those the table already
     holds (see the module docstring); nothing for a lemmatizer :func:`rule_lemma` does not
     reproduce. Lemmas of words the table holds have their forms: the dictionary's forms
-    are grouped (~0.3-0.5 s once per process) only when a new word comes."""
+    are read (:func:`_forms`) only when a new word comes."""
     if lemmatizer != EMULATED:
         return
     stored = {w for chunk in chunks(list(known)) for w, _ in _rows(conn, lemmatizer, chunk)}
@@ -149,7 +207,7 @@ def with_forms(conn: sqlite3.Connection, lemmatizer: str, known: dict[str, str])
         conn.execute("INSERT INTO index_meta(name, version) VALUES (?, 1)", (marker,))
     if not pending:
         return
-    forms = _dictionary_forms()
+    forms = _forms(conn, lemmatizer)
     expanded: set[str] = set()
     while pending:
         lemma = pending.pop()

@@ -420,6 +420,16 @@ class TextKeyedReranker(OverlapReranker):
         return sorted(out, key=lambda r: r.score, reverse=True)[:top_k]
 
 
+class FirstQueryPairsReranker(OverlapReranker):
+    """Batches ``score_pairs`` by scoring every document against the first pair's query."""
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        if not pairs:
+            return []
+        out = self.rerank(pairs[0][0], [d for _, d in pairs], len(pairs))
+        return [r.score for r in sorted(out, key=lambda r: r.index)]
+
+
 class SemanticRerankerSuite(RerankerConformance):
     semantic = True
 
@@ -454,3 +464,9 @@ def test_reranker_suite_catches_ascending_order() -> None:
 def test_reranker_suite_catches_text_keyed_positions() -> None:
     outcomes = _run_all(SemanticRerankerSuite(), TextKeyedReranker())
     assert outcomes["test_repeated_documents_keep_their_positions"].startswith("failed")
+
+
+def test_reranker_suite_catches_pairs_scored_against_one_query() -> None:
+    outcomes = _run_all(SemanticRerankerSuite(), FirstQueryPairsReranker())
+    assert outcomes["test_score_pairs_match_rerank"].startswith("failed")
+    assert outcomes["test_returns_top_k_sorted_with_input_indexes"] == "passed"

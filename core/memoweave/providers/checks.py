@@ -49,6 +49,31 @@ def check_query(query: Any) -> str:
     return query
 
 
+def check_pairs(pairs: Any) -> list[tuple[str, str]]:
+    """Reranker ``(query, document)`` pairs as a list of str tuples; anything else is
+    rejected."""
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence):
+        raise ValidationError(
+            f"pairs must be a list of (query, document) pairs, got {type(pairs).__name__}",
+            hint="Pass a list such as [('where does she live?', 'She lives in Lisbon.')].",
+            details={"argument": "pairs"},
+        )
+    checked: list[tuple[str, str]] = []
+    for position, pair in enumerate(pairs):
+        if (
+            not isinstance(pair, (tuple, list))
+            or len(pair) != 2
+            or not all(isinstance(text, str) for text in pair)
+        ):
+            raise ValidationError(
+                f"pairs[{position}] is not a (query, document) pair of two strings",
+                hint="Give each pair as a tuple of the query text and the document text.",
+                details={"argument": "pairs", "position": position},
+            )
+        checked.append((pair[0], pair[1]))
+    return checked
+
+
 def check_positive(value: Any, name: str) -> int:
     """``value`` if it is a positive int (bool is rejected); ``name`` is the argument."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -6,6 +6,11 @@ more relevant; the scale is the provider's own). ``index`` is the document's pos
 the input list, so the caller can map results back. ``rerank(q, [], k)`` returns ``[]``.
 Failures raise :class:`memoweave.errors.RerankerError`.
 
+``score_pairs(pairs)`` scores (query, document) pairs of different queries at once (the
+answer check asks one fact against several variants of the query): each score is the one
+``rerank(query, [document], 1)`` gives, in input order. The default asks ``rerank`` once
+per pair; a provider that scores pairs in one pass (a cross-encoder's batch) overrides it.
+
 A provider whose score is a probability of relevance in [0, 1] (a cross-encoder's
 sigmoid, say) sets :attr:`Reranker.scores_are_probabilities`; search then fuses the score
 with the other signals into memoweave's calibrated score instead of returning the
@@ -18,6 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memoweave.providers.checks import check_pairs
 from memoweave.runtime.aio import default_async, to_thread
 
 
@@ -50,6 +56,11 @@ class Reranker(ABC):
         ``False``, a scale of the provider's own)."""
         return False
 
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The score of each (query, document) pair, in input order: what
+        ``rerank(query, [document], 1)`` gives it; ``[]`` for no pairs."""
+        return [self.rerank(query, [doc], 1)[0].score for query, doc in check_pairs(pairs)]
+
     def close(self) -> None:  # noqa: B027 - optional hook, default does nothing
         """Release models or connections. Idempotent."""
 
@@ -64,6 +75,11 @@ class Reranker(ABC):
     ) -> list[RankedDocument]:
         """Async :meth:`rerank`."""
         return await to_thread(self.rerank, query, documents, top_k)
+
+    @default_async
+    async def ascore_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """Async :meth:`score_pairs`."""
+        return await to_thread(self.score_pairs, pairs)
 
     @default_async
     async def aclose(self) -> None:

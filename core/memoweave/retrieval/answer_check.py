@@ -16,7 +16,8 @@ is kept and a question whose best fact misses what it asks scores lower througho
 with a ``threshold`` returns nothing). As a ranking feature it is too noisy: a correct
 answer often has a word that counts slightly against it. The weight was chosen on the
 fact-QA dev personas and checked on the held-out ones (docs/retrieval.md, "The answer
-check"). It costs one reranker pair per missing word (at most :data:`MAX_WORDS`).
+check"). It costs one reranker pair per missing word (at most :data:`MAX_WORDS`), all
+asked in one ``score_pairs`` call.
 """
 
 from __future__ import annotations

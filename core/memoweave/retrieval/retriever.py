@@ -316,10 +316,11 @@ class Retriever:
         signal = first.signals.get("rerank")
         if weight <= 0 or signal is None:
             return
+        fact = texts[first.id]
+        pairs = [(variant, fact) for variant in ablated_queries(query, fact)]
         without: list[float] = []
-        for variant in ablated_queries(query, texts[first.id]):
-            out = yield call(self._reranker.rerank, variant, [texts[first.id]], top_k=1)
-            without.extend(float(doc.score) for doc in out[:1])
+        if pairs:  # one call for every variant: a cross-encoder scores them in one batch
+            without = [float(s) for s in (yield call(self._reranker.score_pairs, pairs))]
         value = check_value(signal.score, without)
         if value == 0.0:
             return

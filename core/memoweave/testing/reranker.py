@@ -133,6 +133,36 @@ class RerankerConformance(RemoteProviderSupport, StandardTests):
         for r in _check_ranking(reranker.rerank(QUERY, docs, len(docs)), docs, len(docs)):
             assert 0.0 <= r.score <= 1.0, f"score {r.score} of document {r.index} is not in [0, 1]"
 
+    def test_score_pairs_match_rerank(self, reranker: Reranker) -> None:
+        """``score_pairs`` gives each (query, document) pair, in input order, the score
+        ``rerank(query, [document], 1)`` gives it, and ``[]`` for no pairs; anything but a
+        list of pairs of strings raises a MemoweaveError. Scores may differ by what a batch
+        changes (a quantised model's activations are scaled per batch): up to 5 % of the
+        spread of the pairs' scores.
+
+        Troubleshooting: keep each pair's position through batching and sorting, and score
+        each document against its own pair's query, not the first pair's; or do not
+        override ``score_pairs`` (the contract's default asks ``rerank`` per pair).
+        """
+        fruit = "Which fruit is rich in potassium?"
+        pairs = [(QUERY, DOCS[1]), (fruit, DOCS[4]), (QUERY, DOCS[2]), (fruit, DOCS[1]),
+                 (QUERY, DOCS[1])]  # fmt: skip
+        scores = reranker.score_pairs(pairs)
+        assert isinstance(scores, list), f"score_pairs returned {type(scores).__name__}"
+        assert len(scores) == len(pairs), f"{len(scores)} scores for {len(pairs)} pairs"
+        wanted = [reranker.rerank(query, [document], 1)[0].score for query, document in pairs]
+        slack = 0.05 * (max(wanted) - min(wanted)) or 1e-6 * max(1.0, abs(wanted[0]))
+        for position, (got, want) in enumerate(zip(scores, wanted, strict=True)):
+            assert isinstance(got, float), f"score {got!r} of pair {position} is not a float"
+            assert abs(got - want) <= slack, (
+                f"pair {position} {pairs[position]!r} scores {got} in score_pairs "
+                f"but {want} in rerank"
+            )
+        assert reranker.score_pairs([]) == []
+        for bad in ("not pairs", [("only a query",)], [(QUERY, 3)]):
+            with pytest.raises(MemoweaveError):
+                reranker.score_pairs(bad)  # type: ignore[arg-type]
+
     def test_invalid_top_k_is_rejected(self, reranker: Reranker) -> None:
         """top_k < 1 raises a MemoweaveError.
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memoweave.errors import MemoweaveError, RerankerError
-from memoweave.providers.checks import check_query, check_texts, check_top_k
+from memoweave.providers.checks import check_pairs, check_query, check_texts, check_top_k
 from memoweave.providers.reranker import RankedDocument, Reranker, ranked
 from memoweave_onnx._resources import cross_encoder_dir
 from memoweave_onnx.config import OnnxCrossEncoderConfig
@@ -54,24 +54,32 @@ class OnnxCrossEncoder(Reranker):
         check_top_k(top_k)
         if not docs:
             return []
+        return ranked(docs, self._run([(query, doc) for doc in docs]), top_k)
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """Every (query, document) pair scored in the same batches as :meth:`rerank`."""
+        checked = check_pairs(pairs)
+        return self._run(checked) if checked else []
+
+    def _run(self, pairs: list[tuple[str, str]]) -> list[float]:
+        """The scores of ``pairs`` (validated), as ``RerankerError`` on failure."""
         if self._session is None:
             raise RerankerError("the reranker is closed", hint="Create a new one after close().")
         try:
-            scores = self._scores(query, docs)
+            return self._scores(pairs)
         except MemoweaveError:
             raise
         except Exception as exc:
             raise RerankerError(
-                f"onnxruntime failed to score {len(docs)} documents: {exc}",
+                f"onnxruntime failed to score {len(pairs)} documents: {exc}",
                 details={"model": str(self.model_path)},
             ) from exc
-        return ranked(docs, scores, top_k)
 
-    def _scores(self, query: str, docs: list[str]) -> list[float]:
+    def _scores(self, pairs: list[tuple[str, str]]) -> list[float]:
         np = self._np
-        encodings = self._tokenizer.encode_batch([(query, doc) for doc in docs])
-        order = sorted(range(len(docs)), key=lambda i: len(encodings[i].ids))
-        logits = np.empty(len(docs), dtype=np.float64)
+        encodings = self._tokenizer.encode_batch(pairs)
+        order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
+        logits = np.empty(len(pairs), dtype=np.float64)
         size = self.config.batch_size
         for start in range(0, len(order), size):
             chunk = order[start : start + size]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memoweave.errors import MemoweaveError, RerankerError
-from memoweave.providers.checks import check_query, check_texts, check_top_k
+from memoweave.providers.checks import check_pairs, check_query, check_texts, check_top_k
 from memoweave.providers.reranker import RankedDocument, Reranker, ranked
 from memoweave_sentence_transformers._loading import (
     import_sentence_transformers,
@@ -52,15 +52,19 @@ class CrossEncoderReranker(Reranker):
         check_top_k(top_k)
         if not docs:
             return []
+        return ranked(docs, self._scores([(query, doc) for doc in docs]), top_k)
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """Every (query, document) pair scored in one ``predict`` call, as :meth:`rerank`."""
+        checked = check_pairs(pairs)
+        return self._scores(checked) if checked else []
+
+    def _scores(self, pairs: list[tuple[str, str]]) -> list[float]:
         if self._closed:
             raise RerankerError("the reranker is closed", hint="Create a new one after close().")
-        scores = self._scores(query, docs)
-        return ranked(docs, scores, top_k)
-
-    def _scores(self, query: str, docs: list[str]) -> list[float]:
         try:
             raw = self._model.predict(
-                [(query, doc) for doc in docs],
+                pairs,
                 batch_size=self.config.batch_size,
                 convert_to_numpy=True,
                 show_progress_bar=False,
@@ -69,13 +73,13 @@ class CrossEncoderReranker(Reranker):
             raise
         except Exception as exc:
             raise RerankerError(
-                f"cross-encoder failed on {len(docs)} documents: {exc}",
+                f"cross-encoder failed on {len(pairs)} pairs: {exc}",
                 details={"model": self._model_name},
             ) from exc
         flat = raw.reshape(-1)
-        if flat.shape[0] != len(docs):
+        if flat.shape[0] != len(pairs):
             raise RerankerError(
-                f"cross-encoder returned {flat.shape[0]} scores for {len(docs)} documents",
+                f"cross-encoder returned {flat.shape[0]} scores for {len(pairs)} pairs",
                 hint="Use a relevance cross-encoder with a single output score.",
                 details={"model": self._model_name},
             )

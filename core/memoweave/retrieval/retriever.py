@@ -318,9 +318,10 @@ class Retriever:
             return
         fact = texts[first.id]
         pairs = [(variant, fact) for variant in ablated_queries(query, fact)]
-        without: list[float] = []
-        if pairs:  # one call for every variant: a cross-encoder scores them in one batch
-            without = [float(s) for s in (yield call(self._reranker.score_pairs, pairs))]
+        if not pairs:  # the fact holds every content word: nothing to check
+            return
+        # one call for every variant: a cross-encoder scores them in one batch
+        without = [float(s) for s in (yield call(self._reranker.score_pairs, pairs))]
         value = check_value(signal.score, without)
         if value == 0.0:
             return

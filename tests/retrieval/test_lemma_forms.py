@@ -110,16 +110,24 @@ def test_an_index_written_without_forms_gets_them_at_its_next_write(
     history.close()
 
 
-def test_a_write_of_known_words_does_not_group_the_dictionary(tmp_path: Path) -> None:
+def test_a_write_of_known_words_does_not_group_the_dictionary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     history, index = indexed(tmp_path, TEXTS)
-    lemma_forms._dictionary_forms.cache_clear()
+    fresh_process(monkeypatch)
+    with history.transaction() as conn:  # nothing kept either: any need of forms groups them
+        conn.execute("DELETE FROM keyword_forms")
+    grouped: list[int] = []
+    build = lemma_forms._dictionary_forms
+    monkeypatch.setattr(lemma_forms, "_dictionary_forms", lambda: grouped.append(1) or build())
     with history.transaction() as conn:  # every word already indexed
         index.upsert(
             conn, [KeywordDoc("k1", "Caroline paints boats", "alice", None, None, "active")]
         )
-    assert lemma_forms._dictionary_forms.cache_info().currsize == 0
+    assert grouped == []
     with history.transaction() as conn:  # a new word: its forms are written
         index.upsert(conn, [KeywordDoc("k2", "Caroline sings", "alice", None, None, "active")])
+    assert grouped == [1]
     assert lemma_forms.known_lemmas(history.connection, ["sang"], 10) == {"sang": "sing"}
     history.close()
 
@@ -127,7 +135,6 @@ def test_a_write_of_known_words_does_not_group_the_dictionary(tmp_path: Path) ->
 def fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Forget the forms this process holds, as a new process would."""
     monkeypatch.setattr(lemma_forms, "_held", {})
-    lemma_forms._dictionary_forms.cache_clear()
 
 
 def test_a_new_process_reads_the_forms_its_home_keeps(

@@ -27,7 +27,6 @@ from array import array
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
 from itertools import accumulate
 
 from memoweave.index.scope_cache import chunks
@@ -164,9 +163,9 @@ def _forms(conn: sqlite3.Connection, lemmatizer: str) -> _Forms:
     return forms
 
 
-@lru_cache(maxsize=1)
 def _dictionary_forms() -> _Forms:
-    """The dictionary's forms of each lemma (loads it; ~0.25 s once per process)."""
+    """The dictionary's forms of each lemma, grouped again on each call (loads it; ~0.25
+    s): :func:`_forms` holds the result, so a process groups them at most once."""
     from simplemma.strategies.dictionaries import LOW_MEMORY_DICTIONARY_FACTORY
 
     return _Forms(_entries(LOW_MEMORY_DICTIONARY_FACTORY.get_dictionary("en")))

@@ -48,10 +48,13 @@ def test_the_query_loses_each_content_word_the_memory_lacks() -> None:
     assert len(ablated_queries(many, "nothing shared")) == MAX_WORDS
 
 
-def test_the_value_is_the_largest_rise_a_removed_word_gives() -> None:
+def test_the_value_sums_the_rises_the_removed_words_give() -> None:
     assert check_value(0.9, []) == 0.0
     assert check_value(0.9, [0.5, 0.2]) == 0.0  # every word counted for the memory
-    assert check_value(0.5, [0.8, 0.6]) == pytest.approx(_logit(0.5) - _logit(0.8))
+    both = (_logit(0.5) - _logit(0.8)) + (_logit(0.5) - _logit(0.6))
+    assert check_value(0.5, [0.8, 0.6]) == pytest.approx(both)
+    assert check_value(0.5, [0.8, 0.3]) == pytest.approx(_logit(0.5) - _logit(0.8))  # a fall adds 0
+    assert check_value(0.5, [0.8, 0.6]) < check_value(0.5, [0.8]) < 0
 
 
 def test_a_missed_word_lowers_every_score_by_one_shift_and_keeps_the_order(

@@ -6,9 +6,9 @@ a question that nothing answers from one that the first fact answers. The check 
 reranker again with each content word of the query that the fact lacks (no shared
 lemma) left out: a word whose removal *raises* the score is one the fact does not
 address ("film": the fact is about a band), while a paraphrased word ("afraid" for
-"terrified") lowers it when removed. The check's value is ``min(0, min over words of
-(logit p - logit p_without_word))`` in reranker logits: 0 when every word counts for
-the fact, negative when one counts against it.
+"terrified") lowers it when removed. The check's value is the sum over words of
+``min(0, logit p - logit p_without_word)`` in reranker logits: 0 when every word counts
+for the fact, more negative the more words count against it, and by how much.
 
 It calibrates rather than ranks: the value shifts the logit of every result of the
 search by ``weight * value`` (:attr:`.profiles.RerankStage.answer_check`), so the order
@@ -58,9 +58,11 @@ def _logit(p: float) -> float:
 
 
 def check_value(score: float, without: list[float]) -> float:
-    """``min(0, min(logit score - logit s))`` over the scores ``without`` each word."""
+    """The sum of ``min(0, logit score - logit s)`` over the scores ``without`` each word:
+    every word the fact does not address counts (a second one is more evidence that the
+    fact is not the answer, which the largest rise alone would ignore)."""
     base = _logit(score)
-    return min(0.0, min((base - _logit(s) for s in without), default=0.0))
+    return sum(min(0.0, base - _logit(s)) for s in without)
 
 
 def shifted(score: float, shift: float) -> float:

@@ -68,7 +68,7 @@ def check_pairs(pairs: Any) -> list[tuple[str, str]]:
             raise ValidationError(
                 f"pairs[{position}] is not a (query, document) pair of two strings",
                 hint="Give each pair as a tuple of the query text and the document text.",
-                details={"argument": "pairs", "position": position},
+                details={"argument": "pairs", "index": position},
             )
         checked.append((pair[0], pair[1]))
     return checked

@@ -71,7 +71,7 @@ class OnnxCrossEncoder(Reranker):
             raise
         except Exception as exc:
             raise RerankerError(
-                f"onnxruntime failed to score {len(pairs)} documents: {exc}",
+                f"onnxruntime failed to score {len(pairs)} pairs: {exc}",
                 details={"model": str(self.model_path)},
             ) from exc
 

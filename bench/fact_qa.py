@@ -49,6 +49,7 @@ from retrieval_eval import (
     explained_pool,
     memory_config,
     open_capture,
+    reranker_of,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -179,11 +180,13 @@ def run_peer(name: str) -> dict[str, Any]:
     return json.loads(out_path.read_text())
 
 
-def recommended_thresholds() -> tuple[float, float]:
-    """memoweave's documented thresholds: the first pass's, and the reranked search's."""
+def recommended_thresholds(similarities: bool) -> tuple[float, float]:
+    """memoweave's documented thresholds: the first pass's, and the reranked search's (the
+    first pass's again with a reranker of similarities, which keeps its calibration)."""
     from memoweave.retrieval.profiles import RECOMMENDED_RERANKED_THRESHOLD, RECOMMENDED_THRESHOLD
 
-    return RECOMMENDED_THRESHOLD, RECOMMENDED_RERANKED_THRESHOLD
+    reranked = RECOMMENDED_THRESHOLD if similarities else RECOMMENDED_RERANKED_THRESHOLD
+    return RECOMMENDED_THRESHOLD, reranked
 
 
 def main() -> None:
@@ -194,7 +197,8 @@ def main() -> None:
     parser.add_argument(
         "--rerank",
         action="store_true",
-        help=f"also run search(rerank=True) with the onnx cross-encoder ({RERANK_SYSTEM})",
+        help=f"also run search(rerank=True) ({RERANK_SYSTEM}): the config's reranker, else the "
+        "onnx cross-encoder",
     )
     parser.add_argument(
         "--per-moment",
@@ -213,7 +217,8 @@ def main() -> None:
             personas, args.config, home, args.capture, args.rerank, args.per_moment
         )
     systems.extend(run_peer(peer) for peer in args.peer)
-    threshold, reranked_threshold = recommended_thresholds()
+    provider, similarities = reranker_of(memory_config(args.config, args.rerank))
+    threshold, reranked_threshold = recommended_thresholds(similarities)
     results = []
     header = f"{'system':<12}{'split':<9}{'ans':>5}{'unans':>6}{'top-1':>8}{'hit@3':>8}{'AUC':>7}"
     print(header + f"{'kept':>7}{'dropped':>9}")
@@ -238,7 +243,7 @@ def main() -> None:
     for system in systems:
         if system["system"] == RERANK_SYSTEM:
             cpu = system["rows"][0]["cpu_p50_ms"]
-            print(f"{RERANK_SYSTEM}: search CPU p50 {cpu:.1f} ms (the reranker included)")
+            print(f"{RERANK_SYSTEM}: reranker {provider}, search CPU p50 {cpu:.1f} ms (included)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))
     print(f"wrote {args.out}")

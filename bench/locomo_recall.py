@@ -51,6 +51,7 @@ from retrieval_eval import (
     explained_pool,
     memory_config,
     open_capture,
+    reranker_of,
 )
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -144,7 +145,8 @@ def run_memoweave(
     common = {"shape": shape, "memories": stored, "questions": len(rows)}
     reranked_result = {
         "system": RERANK_SYSTEM,
-        "stack": "memoweave + search(rerank=True), the onnx cross-encoder",
+        "stack": "memoweave + search(rerank=True), reranker "
+        + reranker_of(memory_config(config, rerank))[0],
         "metrics": summarise(rerank_rows),
         "search_cpu_p50_ms": percentile(rerank_cpu, 50),
         "per_conversation_recall@10": per_conversation(rerank_rows),
@@ -302,7 +304,8 @@ def main() -> None:
     parser.add_argument(
         "--rerank",
         action="store_true",
-        help=f"also run search(rerank=True) with the onnx cross-encoder ({RERANK_SYSTEM})",
+        help=f"also run search(rerank=True) ({RERANK_SYSTEM}): the config's reranker, else the "
+        "onnx cross-encoder",
     )
     args = parser.parse_args()
     data = load(args.data)

@@ -6,7 +6,9 @@
 - :func:`auc`: the probability that a random positive outscores a random negative;
 - :func:`append_capture`: one JSON line per search with each candidate's signal values;
 - :func:`memory_config`: the config a run builds ``Memory`` from (``--rerank`` adds the
-  ``onnx`` cross-encoder reranker).
+  ``onnx`` cross-encoder reranker unless the config names one);
+- :func:`reranker_of`: which reranker that config names, and whether its scores are
+  similarities (late interaction) or probabilities.
 """
 
 from __future__ import annotations
@@ -75,6 +77,22 @@ def open_capture(path: Path | None) -> IO[str] | None:
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
     return path.open("w", encoding="utf-8")
+
+
+def reranker_of(config: Any) -> tuple[str, bool]:
+    """The reranker provider a ``memory_config`` result names, and whether its scores are
+    similarities (a late-interaction model, fused into the first pass) rather than a
+    cross-encoder's probabilities; built once through the registry to ask it."""
+    from memoweave.plugins import load_registry
+
+    spec = (config or {}).get("reranker") if isinstance(config, dict) else None
+    if not spec:
+        return "none", False
+    reranker = load_registry().create("reranker", spec["provider"], spec.get("config") or {})
+    try:
+        return spec["provider"], reranker.scores_are_similarities
+    finally:
+        reranker.close()
 
 
 def memory_config(path: str | None, rerank: bool) -> Any:

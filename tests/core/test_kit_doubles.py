@@ -410,6 +410,34 @@ class CountsAsProbabilitiesReranker(OverlapReranker):
         return True
 
 
+class SimilarityReranker(ProbabilityReranker):
+    """The same shares of the query's words, claimed as similarities."""
+
+    @property
+    def scores_are_probabilities(self) -> bool:
+        return False
+
+    @property
+    def scores_are_similarities(self) -> bool:
+        return True
+
+
+class CountsAsSimilaritiesReranker(OverlapReranker):
+    """Claims similarities but returns word counts (can exceed 1)."""
+
+    @property
+    def scores_are_similarities(self) -> bool:
+        return True
+
+
+class BothKindsReranker(ProbabilityReranker):
+    """Claims its scores are probabilities and similarities at once."""
+
+    @property
+    def scores_are_similarities(self) -> bool:
+        return True
+
+
 class TextKeyedReranker(OverlapReranker):
     """Maps results back to positions by their text, so a repeated document gets its first
     copy's index and the later copy is lost."""
@@ -439,7 +467,17 @@ def test_reranker_suite_passes_for_a_correct_reranker() -> None:
     assert outcomes.pop("test_unreachable_server_raises_reranker_error") == "skipped"
     assert outcomes.pop("test_http_500_raises_reranker_error_with_message") == "skipped"
     assert outcomes.pop("test_probability_scores_are_in_the_unit_interval") == "skipped"
+    assert outcomes.pop("test_similarity_scores_are_in_the_unit_interval") == "skipped"
     assert set(outcomes.values()) == {"passed"}, outcomes
+
+
+def test_reranker_suite_checks_similarity_scores() -> None:
+    outcomes = _run_all(SemanticRerankerSuite(), SimilarityReranker())
+    assert outcomes["test_similarity_scores_are_in_the_unit_interval"] == "passed"
+    assert outcomes["test_probability_scores_are_in_the_unit_interval"] == "skipped"
+    for wrong in (CountsAsSimilaritiesReranker(), BothKindsReranker()):
+        outcomes = _run_all(SemanticRerankerSuite(), wrong)
+        assert outcomes["test_similarity_scores_are_in_the_unit_interval"].startswith("failed")
 
 
 def test_reranker_suite_checks_probability_scores() -> None:

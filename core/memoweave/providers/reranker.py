@@ -14,7 +14,11 @@ per pair; a provider that scores pairs in one pass (a cross-encoder's batch) ove
 A provider whose score is a probability of relevance in [0, 1] (a cross-encoder's
 sigmoid, say) sets :attr:`Reranker.scores_are_probabilities`; search then fuses the score
 with the other signals into memoweave's calibrated score instead of returning the
-provider's own (see docs/retrieval.md).
+provider's own (see docs/retrieval.md). A provider whose score is a bounded similarity in
+[0, 1] that can be weighed like a cosine (a late-interaction model's MaxSim, rescaled) sets
+:attr:`Reranker.scores_are_similarities` instead: search then fuses it into the first pass
+of the fused top ``rerank_top_n`` (docs/retrieval.md, "Late interaction"). At most one of
+the two is ``True``.
 """
 
 from __future__ import annotations
@@ -54,6 +58,13 @@ class Reranker(ABC):
     def scores_are_probabilities(self) -> bool:
         """Whether every ``score`` is a probability of relevance in [0, 1] (default:
         ``False``, a scale of the provider's own)."""
+        return False
+
+    @property
+    def scores_are_similarities(self) -> bool:
+        """Whether every ``score`` is a similarity in [0, 1] that search may weigh like the
+        dense cosine, as one more first-pass signal (default: ``False``); never ``True``
+        together with :attr:`scores_are_probabilities`."""
         return False
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:

@@ -25,7 +25,9 @@
    reranker's own score replaces the fused one. A first-person query
    and the fact memories reach the reranker rewritten about "the user"
    (:mod:`.rerank_view`); then the answer check (:mod:`.answer_check`) may shift every
-   score by one logit amount, before ``threshold``.
+   score by one logit amount, before ``threshold``. A reranker whose scores are
+   similarities (late interaction) instead joins the first pass of the fused top as one
+   more signal (:mod:`.similarity`), ``threshold`` applying after it.
 5. Each ranked :class:`.candidates.Candidate` carries every signal's raw score, rank and
    contribution (the contributions add up to the score; with a reranker of its own scale,
    ``rerank`` holds its score and rank and ``score`` is the reranker's), which
@@ -71,6 +73,7 @@ from memoweave.retrieval.profiles import (
     profile_of,
 )
 from memoweave.retrieval.rerank_view import rerank_view
+from memoweave.retrieval.similarity import similarity_stage
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
 from memoweave.runtime.overlap import Overlap
 from memoweave.runtime.steps import Steps, call, gather
@@ -174,19 +177,29 @@ class Retriever:
             self._fuse_calibrated(candidates)
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.id))
         reranker = self._reranker if rerank else None
-        fused = reranker is not None and reranker.scores_are_probabilities
+        similar = (
+            reranker is not None
+            and reranker.scores_are_similarities
+            and settings.fusion == "calibrated"
+        )
+        fused = reranker is not None and (reranker.scores_are_probabilities or similar)
         if threshold is not None and not fused:
             ranked = [c for c in ranked if c.score >= threshold]
         if reranker is not None and ranked:
             n = settings.rerank_top_n
             head, tail = ranked[:n], ranked[n:]
-            ranked, views = yield from self._rerank(query, head, fused)
+            if similar:  # one more first-pass signal of the top (.similarity)
+                head = yield from similarity_stage(reranker, query, head, self._weights)
+            else:
+                head, views = yield from self._rerank(query, head, fused)
             if fused:  # the rest follow in fused order, with their first-pass scores
-                ranked = [*ranked, *tail]
-                if settings.answer_check:
+                ranked = [*head, *tail]
+                if settings.answer_check and not similar:
                     yield from self._answer_check(ranked, *views)
                 if threshold is not None:
                     ranked = [c for c in ranked if c.score >= threshold]
+            else:
+                ranked = head
         return ranked[:top_k]
 
     def _dense(self, query: str, node: FilterNode, n: int) -> Steps[tuple[list[float], SignalHits]]:

@@ -133,6 +133,24 @@ class RerankerConformance(RemoteProviderSupport, StandardTests):
         for r in _check_ranking(reranker.rerank(QUERY, docs, len(docs)), docs, len(docs)):
             assert 0.0 <= r.score <= 1.0, f"score {r.score} of document {r.index} is not in [0, 1]"
 
+    def test_similarity_scores_are_in_the_unit_interval(self, reranker: Reranker) -> None:
+        """A reranker with ``scores_are_similarities`` scores every document in [0, 1] and
+        does not also claim ``scores_are_probabilities`` (search weighs such a score like a
+        cosine in its first pass; skipped for the other rerankers).
+
+        Troubleshooting: rescale the model's similarity into [0, 1] and clip it (a MaxSim of
+        normalised token vectors: subtract its floor, divide by one minus the floor), and
+        claim one of the two kinds at most.
+        """
+        claims = reranker.scores_are_similarities
+        assert isinstance(claims, bool), f"scores_are_similarities is {claims!r}, not a bool"
+        if not claims:
+            pytest.skip("this reranker's scores are not similarities")
+        assert not reranker.scores_are_probabilities, "claims probabilities and similarities"
+        docs = [*DOCS, "東京に住んでいます", ""]
+        for r in _check_ranking(reranker.rerank(QUERY, docs, len(docs)), docs, len(docs)):
+            assert 0.0 <= r.score <= 1.0, f"score {r.score} of document {r.index} is not in [0, 1]"
+
     def test_score_pairs_match_rerank(self, reranker: Reranker) -> None:
         """``score_pairs`` gives each (query, document) pair, in input order, the score
         ``rerank(query, [document], 1)`` gives it, and ``[]`` for no pairs; anything but a

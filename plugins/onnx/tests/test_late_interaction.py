@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from memoweave_onnx._resources import cross_encoder_dir, late_interaction_dir
@@ -112,3 +113,42 @@ def test_a_closed_reranker_raises() -> None:
 def test_bad_config_is_rejected(bad: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
         _reranker(**bad)
+
+
+class CountingSession:
+    """The provider's onnxruntime session, counting the memories it encodes."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.rows = 0
+
+    def run(self, outputs: Any, feed: dict[str, Any]) -> Any:
+        self.rows += len(feed["input_ids"])
+        return self.session.run(outputs, feed)
+
+
+def test_a_memory_scored_again_is_not_encoded_again() -> None:
+    provider = _reranker()
+    counting = provider._session = CountingSession(provider._session)  # type: ignore[attr-defined]
+    try:
+        first = provider.score_pairs([(QUERY, fact) for fact in FACTS])
+        assert counting.rows == 1 + len(FACTS)  # the query, then each fact
+        again = provider.score_pairs([(QUERY, fact) for fact in FACTS] + [(QUERY, FACTS[0])])
+        assert counting.rows == 2 + len(FACTS)  # the query only
+        assert again == [*first, first[0]]
+    finally:
+        provider.close()
+
+
+def test_the_cache_keeps_the_last_memories_and_changes_no_score() -> None:
+    uncached, small = _reranker(cache_size=0), _reranker(cache_size=2)
+    try:
+        want = uncached.score_pairs([(QUERY, fact) for fact in FACTS])
+        assert small.score_pairs([(QUERY, fact) for fact in FACTS]) == want
+        assert list(small._cache) == FACTS[-2:]  # type: ignore[attr-defined]
+        assert not uncached._cache  # type: ignore[attr-defined]
+        small.close()
+        assert not small._cache  # type: ignore[attr-defined]
+    finally:
+        uncached.close()
+        small.close()

@@ -77,6 +77,20 @@ def test_search_ranks_the_relevant_memory_first(cli_invoke: Any) -> None:
     assert "dense" in table.output and "keyword" in table.output and "%)" in table.output
 
 
+def test_search_rerank_uses_the_configured_reranker(cli_invoke: Any, cli_config: Path) -> None:
+    _add(cli_invoke, "I work as a nurse at the city hospital.")
+    _add(cli_invoke, "My favourite food is grilled sardines.")
+    plain = _json(cli_invoke("search", "her job", "--user-id", "alice", "--explain", "--json"))
+    assert not any("rerank" in r["explain"] for r in plain["results"])
+    with cli_config.open("a", encoding="utf-8") as config:
+        config.write("reranker: {provider: onnx-colbert}\n")
+    body = _json(
+        cli_invoke("search", "her job", "--user-id", "alice", "--rerank", "--explain", "--json")
+    )
+    assert body["results"][0]["memory"] == "I work as a nurse at the city hospital."
+    assert all(0.0 <= r["explain"]["rerank"]["value"] <= 1.0 for r in body["results"])
+
+
 def test_search_threshold_and_filter(cli_invoke: Any) -> None:
     _add(cli_invoke, "I live in Porto.", "--metadata", "topic=home")
     _add(cli_invoke, "I drive a red bicycle to work.", "--metadata", "topic=transport")

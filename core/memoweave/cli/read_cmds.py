@@ -29,6 +29,9 @@ from memoweave.errors import NotFound
 @click.option("--filter", "filter_json", help='Metadata filter as JSON, e.g. \'{"topic": "x"}\'.')
 @click.option("--threshold", type=float, help="Drop results whose fused score is below this.")
 @click.option("--explain", is_flag=True, help="Show each signal's score and rank.")
+@click.option(
+    "--rerank", is_flag=True, help="Rerank with the configured reranker (the reranker section)."
+)
 @click.option("--include-superseded", is_flag=True, help="Also search superseded memories.")
 @json_option
 def search(
@@ -40,6 +43,7 @@ def search(
     filter_json: str | None,
     threshold: float | None,
     explain: bool,
+    rerank: bool,
     include_superseded: bool,
     as_json: bool,
 ) -> None:
@@ -52,6 +56,7 @@ def search(
             top_k=top_k,
             threshold=threshold,
             explain=explain,
+            rerank=rerank,
             include_superseded=include_superseded,
             **scope.kwargs(),
         )

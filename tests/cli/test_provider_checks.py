@@ -54,6 +54,17 @@ def test_a_healthy_configuration(tmp_path: Path, cli_onnx_available: None) -> No
     )
 
 
+def test_the_late_interaction_section_is_checked_as_a_reranker(
+    tmp_path: Path, cli_onnx_available: None
+) -> None:
+    checks = _by_name(
+        provider_checks(_config(tmp_path, late_interaction={"provider": "onnx-colbert"}))
+    )
+    assert checks["late_interaction onnx-colbert: starts (server reachable)"].ok
+    missing = _by_name(provider_checks(_config(tmp_path, late_interaction={"provider": "nosuch"})))
+    assert not missing["late_interaction nosuch: plugin installed"].ok
+
+
 def test_failures_name_their_fix(tmp_path: Path, cli_onnx_available: None) -> None:
     made = InMemoryVectorStore({"path": str(tmp_path / "store")})
     made.ensure_collection("memoweave", 64)

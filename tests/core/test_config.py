@@ -116,8 +116,8 @@ def test_unknown_field_suggests_the_close_one() -> None:
         MemoryConfig.from_dict({"colection_name": "x"}, source="inline")
     assert err.value.message == (
         "inline: colection_name: unknown field (allowed: collection_name, embedder, extraction, "
-        "graph_store, history_db_path, limits, llm, reranker, retrieval, server, vector_store, "
-        "version); "
+        "graph_store, history_db_path, late_interaction, limits, llm, reranker, retrieval, "
+        "server, vector_store, version); "
         "did you mean 'collection_name'?"
     )
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from memoweave.errors import ConfigError, ProviderNotFound
 from memoweave.providers.reranker import RankedDocument, Reranker, ranked
 from memoweave.retrieval.profiles import PROFILES, SimilarityStage
 
@@ -157,3 +158,77 @@ def test_with_rrf_fusion_the_similarity_is_a_score_of_its_own(build_memory: Buil
     assert hits[0]["memory"] == ANSWER
     for rank, hit in enumerate(hits, start=1):
         assert hit["explain"]["rerank"] == {"score": hit["score"], "rank": rank}
+
+
+def late_logit(explain: dict[str, Any], stage: SimilarityStage | None = STAGE) -> float:
+    """The late-interaction stage's logit from the explained values (``late``, no rerank)."""
+    assert stage is not None
+    weights = {**stage.first.weights(), "late": stage.rerank}
+    return stage.first.bias + sum(
+        weights.get(name, 0.0) * signal["value"]
+        for name, signal in explain.items()
+        if name not in ("rerank", "answer_check")
+    )
+
+
+def test_the_late_interaction_section_joins_every_search(build_memory: BuildMemory) -> None:
+    late = WordsSimilarity()
+    memory = build_memory(retrieval={"late_interaction_top_n": 5}, late_interaction=late)
+    add_texts(memory, TEXTS)
+    hits = memory.search(QUERY, user_id="alice", top_k=5, explain=True)["results"]
+    assert late.calls == [5] and hits[0]["memory"] == ANSWER  # fifth in the first pass
+    for hit in hits:
+        assert 0.0 <= hit["explain"]["late"]["value"] <= 1.0
+        assert hit["score"] == pytest.approx(sigmoid(late_logit(hit["explain"])))
+    cut = hits[1]["score"]
+    kept = memory.search(QUERY, user_id="alice", threshold=cut)["results"]
+    assert [h["id"] for h in kept] == [h["id"] for h in hits[:2]]
+
+
+def test_the_late_interaction_section_scores_its_top_n_only(build_memory: BuildMemory) -> None:
+    late = WordsSimilarity()
+    memory = build_memory(retrieval={"late_interaction_top_n": 2}, late_interaction=late)
+    add_texts(memory, TEXTS)
+    plain = build_memory()
+    add_texts(plain, TEXTS)
+    first = plain.search(QUERY, user_id="alice", top_k=5)["results"]
+    hits = memory.search(QUERY, user_id="alice", top_k=5, explain=True)["results"]
+    assert late.calls == [2]
+    assert {h["memory"] for h in hits[:2]} == {h["memory"] for h in first[:2]}
+    tail = [(h["memory"], h["score"]) for h in hits[2:]]
+    assert tail == [(h["memory"], h["score"]) for h in first[2:]]
+    assert not any("late" in h["explain"] for h in hits[2:])
+
+
+def test_a_cross_encoder_reranks_the_late_stage(build_memory: BuildMemory) -> None:
+    from .test_rerank_fusion import WordsReranker
+
+    memory = build_memory(
+        retrieval={"answer_check": False, "rerank_top_n": 3},
+        late_interaction=WordsSimilarity(),
+        reranker=WordsReranker(probabilities=True),
+    )
+    add_texts(memory, TEXTS)
+    hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, explain=True)["results"]
+    assert hits[0]["memory"] == ANSWER
+    stage = PROFILES["fact"].reranked
+    for hit in hits[:3]:  # the cross-encoder's stage on the late stage's logit
+        explain = hit["explain"]
+        z = (
+            stage.bias
+            + stage.fused * late_logit(explain)
+            + stage.rerank * explain["rerank"]["value"]
+        )
+        assert hit["score"] == pytest.approx(sigmoid(z))
+        assert sum(s["contribution"] for s in explain.values()) == pytest.approx(hit["score"])
+
+
+def test_the_late_interaction_section_needs_similarities(memory_factory: Any) -> None:
+    from .test_rerank_fusion import WordsReranker
+
+    with pytest.raises(ConfigError) as info:
+        memory_factory(late_interaction=WordsReranker(probabilities=True))
+    assert info.value.details["path"] == "late_interaction.provider"
+    with pytest.raises(ProviderNotFound) as missing:
+        memory_factory({"late_interaction": {"provider": "no-such-reranker"}})
+    assert "no-such-reranker" in missing.value.message

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memoweave.config import MemoryConfig
+from memoweave.config.models import PROVIDER_KINDS
 from memoweave.errors import MemoweaveError, ProviderNotFound
 from memoweave.memory.defaults import (
     default_embedder,
@@ -53,6 +54,7 @@ def provider_checks(config: MemoryConfig, registry: Any = None) -> list[Check]:
         "embedder": config.embedder or default_embedder(),
         "llm": config.llm,
         "reranker": config.reranker,
+        "late_interaction": config.late_interaction,
         "graph_store": config.graph_store,
     }
     defaults = {k for k in ("vector_store", "embedder") if getattr(config, k) is None}
@@ -78,7 +80,7 @@ def _started(
             if spec is None:
                 continue
             label = f"{kind} {spec.provider}"
-            provider = _start(registry, kind, spec, label, kind in defaults, checks)
+            provider = _start(registry, PROVIDER_KINDS[kind], spec, label, kind in defaults, checks)
             if provider is not None:
                 made[kind] = provider
         yield made

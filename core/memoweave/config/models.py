@@ -47,6 +47,17 @@ class ProviderSpec(ConfigModel):
         return redact(config)
 
 
+PROVIDER_KINDS: dict[str, str] = {
+    "llm": "llm",
+    "embedder": "embedder",
+    "vector_store": "vector_store",
+    "reranker": "reranker",
+    "late_interaction": "reranker",
+    "graph_store": "graph_store",
+}
+"""The registry kind of each provider section (``late_interaction`` names a reranker)."""
+
+
 class MemoryConfig(ConfigModel):
     """Configuration of a ``Memory``; build it with :meth:`from_yaml` or :meth:`from_dict`."""
 
@@ -56,6 +67,12 @@ class MemoryConfig(ConfigModel):
     embedder: ProviderSpec | None = None
     llm: ProviderSpec | None = None
     reranker: ProviderSpec | None = None
+    late_interaction: ProviderSpec | None = Field(
+        default=None,
+        description="A reranker whose scores are similarities (e.g. 'onnx-colbert'), fused "
+        "into the first pass of the top retrieval.late_interaction_top_n at every search; "
+        "None: none.",
+    )
     graph_store: ProviderSpec | None = Field(
         default=None,
         description="Entities and relations beside the vectors (e.g. 'ladybug'); "
@@ -87,15 +104,10 @@ class MemoryConfig(ConfigModel):
         return self._locate
 
     def provider_specs(self) -> dict[str, ProviderSpec]:
-        """The configured providers by kind (``llm``, ``embedder``, ``vector_store``,
-        ``reranker``, ``graph_store``); unset ones are omitted."""
-        specs = {
-            "llm": self.llm,
-            "embedder": self.embedder,
-            "vector_store": self.vector_store,
-            "reranker": self.reranker,
-            "graph_store": self.graph_store,
-        }
+        """The configured providers by section (``llm``, ``embedder``, ``vector_store``,
+        ``reranker``, ``late_interaction``, ``graph_store``; each section's registry kind
+        in :data:`PROVIDER_KINDS`); unset ones are omitted."""
+        specs = {section: getattr(self, section) for section in PROVIDER_KINDS}
         return {kind: spec for kind, spec in specs.items() if spec is not None}
 
     @classmethod

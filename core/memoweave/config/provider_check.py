@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from memoweave.config.diagnostics import Locator, config_error
-from memoweave.config.models import MemoryConfig
+from memoweave.config.models import PROVIDER_KINDS, MemoryConfig
 from memoweave.errors import ProviderNotFound
 
 
@@ -35,7 +35,8 @@ def validate_providers(config: MemoryConfig, registry: ConfigValidator) -> dict[
     """Validate each configured provider's ``config`` with its plugin's ``config_model``.
 
     Returns:
-        The validated config model instance per kind (only the configured kinds).
+        The validated config model instance per section (only the configured ones), each
+        checked against its registry kind (:data:`~memoweave.config.models.PROVIDER_KINDS`).
 
     Raises:
         ProviderNotFound: a provider name no plugin registers (path ``<kind>.provider``).
@@ -46,7 +47,11 @@ def validate_providers(config: MemoryConfig, registry: ConfigValidator) -> dict[
     for kind, spec in config.provider_specs().items():
         try:
             validated[kind] = registry.validate_config(
-                kind, spec.provider, spec.config, file=config.source, locate=config.locator
+                PROVIDER_KINDS[kind],
+                spec.provider,
+                spec.config,
+                file=config.source,
+                locate=config.locator,
             )
         except ProviderNotFound as exc:
             details = {k: v for k, v in exc.details.items() if k not in ("path", "file", "line")}

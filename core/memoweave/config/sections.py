@@ -91,6 +91,13 @@ class RetrievalConfig(ConfigModel):
     rerank_top_n: int = Field(
         default=20, ge=1, le=200, description="Fused results passed to the reranker."
     )
+    late_interaction_top_n: int = Field(
+        default=50,
+        ge=1,
+        le=200,
+        description="Fused results the late_interaction section's model scores at every "
+        "search (docs/retrieval.md, 'Late interaction').",
+    )
     answer_check: bool = Field(
         default=True,
         description="With a reranker of probabilities: ask it again without each query word "

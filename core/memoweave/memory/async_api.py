@@ -57,7 +57,7 @@ class AsyncMemory:
         self._ops = MemoryOperations(self._providers, LoopCoordinator())
         p = self._providers
         self._runner = AsyncRunner(
-            (p.llm, p.embedder, p.vector_store, p.reranker, p.graph_store),
+            p.models,
             max_workers=workers,
             coalesce=(p.embedder.embed,),
         )

@@ -73,7 +73,7 @@ class Lifecycle:
             if self._closed:
                 return
             self._closed = True
-            for provider in (p.llm, p.embedder, p.vector_store, p.reranker, p.graph_store):
+            for provider in p.models:
                 if provider is p.vector_store and at_exit:
                     yield call(p.vector_store.close_at_exit)
                 elif provider is not None:

@@ -64,6 +64,7 @@ class MemoryOperations:
             embedder=providers.embedder,
             indexes=providers.indexes,
             reranker=providers.reranker,
+            late_interaction=providers.late_interaction,
             settings=providers.retrieval,
             graph=providers.graph_store,
         )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoweave.config.models import MemoryConfig, ProviderSpec
+from memoweave.config.models import PROVIDER_KINDS, MemoryConfig, ProviderSpec
 from memoweave.config.sections import ExtractionConfig, RetrievalConfig
 from memoweave.errors import ConfigError, ProviderNotFound, ValidationError
 from memoweave.index import SideIndexes
@@ -32,8 +32,10 @@ _INTERFACES: dict[str, type] = {
     "embedder": Embedder,
     "vector_store": VectorStore,
     "reranker": Reranker,
+    "late_interaction": Reranker,
     "graph_store": GraphStore,
 }
+"""The interface of each provider section (its registry kind: ``PROVIDER_KINDS``)."""
 
 
 @dataclass
@@ -46,6 +48,7 @@ class MemoryProviders:
     history: HistoryStore
     llm: LLM | None = None
     reranker: Reranker | None = None
+    late_interaction: Reranker | None = None
     indexes: SideIndexes | None = None
     graph_store: GraphStore | None = None
 
@@ -69,10 +72,21 @@ class MemoryProviders:
     def related_limit(self) -> int:
         return self.config.extraction.related_limit
 
+    @property
+    def models(self) -> tuple[Any, ...]:
+        """Every provider but the history, in the order they are closed."""
+        return (
+            self.llm,
+            self.embedder,
+            self.vector_store,
+            self.reranker,
+            self.late_interaction,
+            self.graph_store,
+        )
+
     def close(self) -> None:
         """Close every provider and the history. Idempotent."""
-        providers = (self.llm, self.embedder, self.vector_store, self.reranker, self.graph_store)
-        for provider in providers:
+        for provider in self.models:
             if provider is not None:
                 provider.close()
         self.history.close()
@@ -100,8 +114,8 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
     if unknown:
         raise ValidationError(
             f"unknown Memory argument(s): {', '.join(sorted(unknown))}",
-            hint="Pass llm=, embedder=, vector_store=, reranker= or graph_store= provider "
-            "instances.",
+            hint="Pass llm=, embedder=, vector_store=, reranker=, late_interaction= or "
+            "graph_store= provider instances.",
         )
     cfg = coerce_config(config)
     registry = overrides.get("registry")
@@ -110,6 +124,7 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
         "embedder": cfg.embedder,  # None: the default, or the store's own embedding
         "vector_store": cfg.vector_store or default_vector_store(),
         "reranker": cfg.reranker,
+        "late_interaction": cfg.late_interaction,
         "graph_store": cfg.graph_store,
     }
     pending: Background[Embedder] | None = None
@@ -129,6 +144,7 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
     try:
         for kind, interface in _INTERFACES.items():
             registry = _build_one(kind, interface, specs[kind], cfg, overrides, registry, built)
+        _check_late_interaction(built["late_interaction"])
         store: VectorStore = built["vector_store"]
         if pending is None:  # the others: once the store says whether it embeds text
             given, loaded = built["embedder"], registry
@@ -165,6 +181,7 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
         history=history,
         llm=built["llm"],
         reranker=built["reranker"],
+        late_interaction=built["late_interaction"],
         graph_store=built["graph_store"],
         indexes=indexes,
     )
@@ -181,6 +198,18 @@ def _default_stack(cfg: MemoryConfig, overrides: Mapping[str, Any]) -> bool:
     )
 
 
+def _check_late_interaction(provider: Reranker | None) -> None:
+    """A ``late_interaction`` provider must score similarities (it joins the first pass)."""
+    if provider is not None and not provider.scores_are_similarities:
+        raise ConfigError(
+            f"late_interaction needs a reranker whose scores are similarities; "
+            f"{type(provider).__name__}'s are not",
+            hint="Name a late-interaction reranker there (e.g. onnx-colbert), and a "
+            "cross-encoder in the reranker section.",
+            details={"path": "late_interaction.provider"},
+        )
+
+
 def _build_one(
     kind: str,
     interface: type,
@@ -190,8 +219,8 @@ def _build_one(
     registry: Any,
     built: dict[str, Any],
 ) -> Any:
-    """Put the ``kind`` provider into ``built`` (the override, the configured one or
-    ``None``); returns the registry (loaded here when first needed)."""
+    """Put the provider of section ``kind`` into ``built`` (the override, the configured one
+    or ``None``); returns the registry (loaded here when first needed)."""
     instance = overrides.get(kind)
     if instance is not None:
         if not isinstance(instance, interface):
@@ -209,10 +238,11 @@ def _build_one(
 
         registry = load_registry()
     try:
+        registry_kind = PROVIDER_KINDS[kind]
         validated = registry.validate_config(  # errors name the YAML file and line
-            kind, spec.provider, spec.config, file=cfg.source, locate=cfg.locator
+            registry_kind, spec.provider, spec.config, file=cfg.source, locate=cfg.locator
         )
-        built[kind] = registry.create(kind, spec.provider, validated)
+        built[kind] = registry.create(registry_kind, spec.provider, validated)
     except ProviderNotFound as exc:
         if kind == "vector_store" and cfg.vector_store is None:
             raise default_stack_missing(exc) from exc

@@ -27,7 +27,8 @@
    (:mod:`.rerank_view`); then the answer check (:mod:`.answer_check`) may shift every
    score by one logit amount, before ``threshold``. A reranker whose scores are
    similarities (late interaction) instead joins the first pass of the fused top as one
-   more signal (:mod:`.similarity`), ``threshold`` applying after it.
+   more signal (:mod:`.similarity`), ``threshold`` applying after it; the
+   ``late_interaction`` section's model does so at every search, before any reranker.
 5. Each ranked :class:`.candidates.Candidate` carries every signal's raw score, rank and
    contribution (the contributions add up to the score; with a reranker of its own scale,
    ``rerank`` holds its score and rank and ``score`` is the reranker's), which
@@ -35,7 +36,7 @@
 
 The caller's read filter (scope, status, expiry, metadata) applies to every signal. The
 retriever is given exactly what it reads: the vector store, the embedder, the side
-indexes, the optional reranker and the ``retrieval`` settings.
+indexes, the optional reranker and late-interaction model, and the ``retrieval`` settings.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ from memoweave.retrieval.profiles import (
     profile_of,
 )
 from memoweave.retrieval.rerank_view import rerank_view
-from memoweave.retrieval.similarity import similarity_stage
+from memoweave.retrieval.similarity import similarity_stage, staged_weights
 from memoweave.retrieval.temporal import recency_score, time_score, time_windows
 from memoweave.runtime.overlap import Overlap
 from memoweave.runtime.steps import Steps, call, gather
@@ -91,11 +92,13 @@ class Retriever:
         reranker: Reranker | None,
         settings: RetrievalConfig,
         graph: GraphStore | None = None,
+        late_interaction: Reranker | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
         self._indexes = indexes
         self._reranker = reranker
+        self._late = late_interaction
         self._settings = settings
         self._graph = graph
         self._profile_weights: dict[Profile, Mapping[str, float]] = {}
@@ -176,6 +179,10 @@ class Retriever:
         else:
             self._fuse_calibrated(candidates)
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.id))
+        if self._late is not None and settings.fusion == "calibrated" and ranked:
+            n = settings.late_interaction_top_n  # every search: one more first-pass signal
+            late = yield from similarity_stage(self._late, query, ranked[:n], self._weights, "late")
+            ranked = [*late, *ranked[n:]]
         reranker = self._reranker if rerank else None
         similar = (
             reranker is not None
@@ -242,6 +249,14 @@ class Retriever:
             weights["graph"] = settings.graph_weight
             held = self._profile_weights[profile] = MappingProxyType(weights)
         return held
+
+    def _first_pass(self, cand: Candidate, profile: Profile) -> tuple[Mapping[str, float], float]:
+        """The weights and bias of ``cand``'s first-pass score: its kind's similarity
+        stage's when the late-interaction model scored it, else its profile's."""
+        stage = profile.similarity
+        if stage is not None and "late" in cand.signals:
+            return staged_weights(stage, self._weights, "late"), stage.first.bias
+        return self._weights(profile), profile.bias
 
     def _uses(self, name: str) -> bool:
         """Whether signal ``name`` has a positive weight for some memory."""
@@ -310,7 +325,8 @@ class Retriever:
             if fused:
                 signal.value = signal_value("rerank", signal, None)
                 profile = profile_of(cand.payload)
-                fuse_reranked(cand, self._weights(profile), profile.bias, profile.reranked)
+                weights, bias = self._first_pass(cand, profile)
+                fuse_reranked(cand, weights, bias, profile.reranked)
             else:
                 cand.score, cand.reranker_scored = float(doc.score), True
             reordered.append(cand)

@@ -29,34 +29,48 @@ WeightsOf = Callable[[Profile], Mapping[str, float]]
 
 
 def similarity_stage(
-    reranker: Reranker, query: str, head: Sequence[Candidate], weights_of: WeightsOf
+    reranker: Reranker,
+    query: str,
+    head: Sequence[Candidate],
+    weights_of: WeightsOf,
+    signal: str = "rerank",
 ) -> Steps[list[Candidate]]:
     """The pipeline re-scoring ``head`` (the fused top, best first) with the reranker's
-    similarities: ``head`` again, best first."""
+    similarities, recorded as ``signal`` (``rerank`` for ``search(rerank=True)``, ``late``
+    for the ``late_interaction`` section's model): ``head`` again, best first."""
     texts = [c.payload.get("memory", "") for c in head]
     out = yield call(reranker.rerank, query, texts, top_k=len(texts))
     for rank, doc in enumerate(out, start=1):
         score = float(doc.score)
         value = min(1.0, max(0.0, score))
-        head[doc.index].signals["rerank"] = Signal(score, value=value, rank=rank)
+        head[doc.index].signals[signal] = Signal(score, value=value, rank=rank)
     staged: dict[str, tuple[Candidate, SimilarityStage]] = {}
     for cand in head:
         stage = profile_of(cand.payload).similarity
-        if stage is not None and "rerank" in cand.signals:
+        if stage is not None and signal in cand.signals:
             staged[cand.id] = (cand, stage)
             cand.signals.pop("neighbour", None)  # the first pass's: its mates' old scores
-            _fuse(cand, stage, weights_of)
+            fuse_staged(cand, stage, weights_of, signal)
     mates = {memory_id: cand for memory_id, (cand, _) in staged.items()}
     near = neighbour_scores(mates)
     record(mates, "neighbour", near)
     for memory_id in near:
         cand, stage = staged[memory_id]
-        signal = cand.signals["neighbour"]
-        signal.value = signal.score  # a fused score: already in [0, 1]
-        _fuse(cand, stage, weights_of)
+        near_signal = cand.signals["neighbour"]
+        near_signal.value = near_signal.score  # a fused score: already in [0, 1]
+        fuse_staged(cand, stage, weights_of, signal)
     return sorted(head, key=lambda c: (-c.score, c.id))
 
 
-def _fuse(cand: Candidate, stage: SimilarityStage, weights_of: WeightsOf) -> None:
-    weights = {**weights_of(stage.first), "rerank": stage.rerank}
-    fuse_calibrated(cand, weights, stage.first.bias)
+def staged_weights(
+    stage: SimilarityStage, weights_of: WeightsOf, signal: str
+) -> Mapping[str, float]:
+    """The stage's weight of each signal, the similarity's under ``signal``."""
+    return {**weights_of(stage.first), signal: stage.rerank}
+
+
+def fuse_staged(
+    cand: Candidate, stage: SimilarityStage, weights_of: WeightsOf, signal: str
+) -> None:
+    """Fuse ``cand`` with the stage's bias and weights."""
+    fuse_calibrated(cand, staged_weights(stage, weights_of, signal), stage.first.bias)

@@ -152,3 +152,21 @@ def test_the_cache_keeps_the_last_memories_and_changes_no_score() -> None:
     finally:
         uncached.close()
         small.close()
+
+
+def test_the_late_interaction_section_and_the_cross_encoder_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMOWEAVE_HOME", str(tmp_path))
+    config = {"late_interaction": {"provider": "onnx-colbert"}, "reranker": {"provider": "onnx"}}
+    with Memory(config) as memory:
+        for fact in FACTS:
+            memory.add(fact, user_id="john", infer=False)
+        plain = memory.search(QUERY, user_id="john", explain=True)["results"]
+        both = memory.search(QUERY, user_id="john", rerank=True, explain=True)["results"]
+    assert all("late" in h["explain"] and "rerank" not in h["explain"] for h in plain)
+    assert all({"late", "rerank"} <= set(h["explain"]) for h in both)
+    assert [h["memory"] for h in plain].index(ANSWER) <= 2
+    with pytest.raises(ConfigError) as info:
+        Memory({"late_interaction": {"provider": "onnx"}})  # a cross-encoder: probabilities
+    assert info.value.details["path"] == "late_interaction.provider"

@@ -80,7 +80,7 @@ def test_both_kinds_have_a_similarity_stage() -> None:
 
 def test_similarities_join_the_first_pass_of_the_top(build_memory: BuildMemory) -> None:
     reranker = WordsSimilarity()
-    memory = build_memory(retrieval={"rerank_top_n": 5}, reranker=reranker)
+    memory = build_memory(retrieval={"late_interaction_top_n": 5}, reranker=reranker)
     add_texts(memory, TEXTS)
     hits = memory.search(QUERY, user_id="alice", explain=True, rerank=True)["results"]
     assert reranker.calls == [5] and reranker.pair_calls == 0  # no answer check
@@ -97,7 +97,7 @@ def test_similarities_join_the_first_pass_of_the_top(build_memory: BuildMemory) 
 
 
 def test_facts_of_one_moment_are_neighbours_again_in_the_stage(build_memory: BuildMemory) -> None:
-    memory = build_memory(retrieval={"rerank_top_n": 5}, reranker=WordsSimilarity())
+    memory = build_memory(retrieval={"late_interaction_top_n": 5}, reranker=WordsSimilarity())
     add_texts(memory, TEXTS[:3], observed_at="2024-05-01T10:00:00+00:00")
     add_texts(memory, TEXTS[3:], observed_at="2024-06-01T10:00:00+00:00")
     hits = memory.search(QUERY, user_id="alice", explain=True, rerank=True)["results"]
@@ -111,7 +111,9 @@ def test_facts_of_one_moment_are_neighbours_again_in_the_stage(build_memory: Bui
 
 def test_results_past_the_top_keep_their_first_pass(build_memory: BuildMemory) -> None:
     reranker = WordsSimilarity()
-    memory = build_memory(retrieval={"rerank_top_n": 2}, reranker=reranker)
+    memory = build_memory(
+        retrieval={"late_interaction_top_n": 2, "rerank_top_n": 5}, reranker=reranker
+    )
     add_texts(memory, TEXTS)
     plain = memory.search(QUERY, user_id="alice", top_k=5)["results"]
     hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, explain=True)["results"]
@@ -123,7 +125,7 @@ def test_results_past_the_top_keep_their_first_pass(build_memory: BuildMemory) -
 
 
 def test_turns_are_staged_with_their_nearby_turns(build_memory: BuildMemory) -> None:
-    memory = build_memory(retrieval={"rerank_top_n": 5}, reranker=WordsSimilarity())
+    memory = build_memory(retrieval={"late_interaction_top_n": 5}, reranker=WordsSimilarity())
     messages = [{"role": "user", "content": text} for text in TEXTS]
     memory.add(messages, user_id="alice", infer=False)
     hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, explain=True)["results"]
@@ -143,7 +145,7 @@ def test_a_kind_without_a_stage_keeps_its_first_pass_score(
     build_memory: BuildMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(PROFILES, "fact", dataclasses.replace(PROFILES["fact"], similarity=None))
-    memory = build_memory(retrieval={"rerank_top_n": 5}, reranker=WordsSimilarity())
+    memory = build_memory(retrieval={"late_interaction_top_n": 5}, reranker=WordsSimilarity())
     add_texts(memory, TEXTS)
     plain = memory.search(QUERY, user_id="alice", top_k=5)["results"]
     hits = memory.search(QUERY, user_id="alice", top_k=5, rerank=True, explain=True)["results"]

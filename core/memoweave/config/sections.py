@@ -89,14 +89,19 @@ class RetrievalConfig(ConfigModel):
         default=30.0, gt=0, description="Age at which the recency signal is 0.5."
     )
     rerank_top_n: int = Field(
-        default=20, ge=1, le=200, description="Fused results passed to the reranker."
+        default=20,
+        ge=1,
+        le=200,
+        description="Fused results passed to the reranker (a late-interaction one: "
+        "late_interaction_top_n).",
     )
     late_interaction_top_n: int = Field(
         default=50,
         ge=1,
         le=200,
-        description="Fused results the late_interaction section's model scores at every "
-        "search (docs/retrieval.md, 'Late interaction').",
+        description="Fused results a late-interaction model scores: the late_interaction "
+        "section's at every search, or a reranker of similarities with rerank=True "
+        "(docs/retrieval.md, 'Late interaction').",
     )
     answer_check: bool = Field(
         default=True,

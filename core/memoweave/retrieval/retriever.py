@@ -192,8 +192,8 @@ class Retriever:
         fused = reranker is not None and (reranker.scores_are_probabilities or similar)
         if threshold is not None and not fused:
             ranked = [c for c in ranked if c.score >= threshold]
-        if reranker is not None and ranked:
-            n = settings.rerank_top_n
+        if reranker is not None and ranked:  # each kind of model at the depth it was fitted at
+            n = settings.late_interaction_top_n if similar else settings.rerank_top_n
             head, tail = ranked[:n], ranked[n:]
             if similar:  # one more first-pass signal of the top (.similarity)
                 head = yield from similarity_stage(reranker, query, head, self._weights)

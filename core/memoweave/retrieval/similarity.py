@@ -4,9 +4,9 @@ A reranker whose scores are similarities in [0, 1]
 (:attr:`~memoweave.providers.reranker.Reranker.scores_are_similarities`: the ``onnx-colbert``
 late-interaction model's rescaled MaxSim) is not a second opinion to mix with a finished
 score, as a cross-encoder's probability is (:func:`.fusion.fuse_reranked`): it is one more
-view of meaning beside the dense cosine. So the fused top (``rerank_top_n`` with
-``search(rerank=True)``; ``late_interaction_top_n`` at every search for the
-``late_interaction`` section's model) are fused again from their first-pass signals with
+view of meaning beside the dense cosine. So the fused top ``late_interaction_top_n``
+(with ``search(rerank=True)``, or at every search for the ``late_interaction`` section's
+model) are fused again from their first-pass signals with
 the kind's :class:`.profiles.SimilarityStage` (its own bias and weights, plus the
 similarity's signal: ``rerank`` or ``late``), and the neighbour pass runs again among them,
 so a fact's session-mates and a turn's nearby turns see its new score. A kind without a

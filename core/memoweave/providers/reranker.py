@@ -17,7 +17,7 @@ with the other signals into memoweave's calibrated score instead of returning th
 provider's own (see docs/retrieval.md). A provider whose score is a bounded similarity in
 [0, 1] that can be weighed like a cosine (a late-interaction model's MaxSim, rescaled) sets
 :attr:`Reranker.scores_are_similarities` instead: search then fuses it into the first pass
-of the fused top ``rerank_top_n`` (docs/retrieval.md, "Late interaction"). At most one of
+of the fused top ``late_interaction_top_n`` (docs/retrieval.md, "Late interaction"). At most one of
 the two is ``True``.
 """
 

@@ -80,9 +80,9 @@ class Profile:
 class SimilarityStage:
     """How a reranker of similarities (:attr:`Reranker.scores_are_similarities
     <memoweave.providers.reranker.Reranker.scores_are_similarities>`, a late-interaction
-    model) re-scores the fused top ``rerank_top_n`` of a kind: each is fused again from its
-    first-pass signals with ``first`` (its bias and weights; the neighbour pass runs again
-    among them) plus ``rerank`` times the reranker's score (:mod:`.similarity`)."""
+    model) re-scores the fused top ``late_interaction_top_n`` of a kind: each is fused again
+    from its first-pass signals with ``first`` (its bias and weights; the neighbour pass runs
+    again among them) plus ``rerank`` times the reranker's score (:mod:`.similarity`)."""
 
     first: Profile
     rerank: float

@@ -51,7 +51,7 @@ from retrieval_eval import (
     explained_pool,
     memory_config,
     open_capture,
-    reranker_of,
+    reranker_name,
 )
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -146,7 +146,7 @@ def run_memoweave(
     reranked_result = {
         "system": RERANK_SYSTEM,
         "stack": "memoweave + search(rerank=True), reranker "
-        + reranker_of(memory_config(config, rerank))[0],
+        + reranker_name(memory_config(config, rerank)),
         "metrics": summarise(rerank_rows),
         "search_cpu_p50_ms": percentile(rerank_cpu, 50),
         "per_conversation_recall@10": per_conversation(rerank_rows),

@@ -7,8 +7,8 @@
 - :func:`append_capture`: one JSON line per search with each candidate's signal values;
 - :func:`memory_config`: the config a run builds ``Memory`` from (``--rerank`` adds the
   ``onnx`` cross-encoder reranker unless the config names one);
-- :func:`reranker_of`: which reranker that config names, and whether its scores are
-  similarities (late interaction) or probabilities.
+- :func:`reranker_name` / :func:`reranker_of`: which reranker that config names, and (built
+  to ask it) whether its scores are similarities (late interaction) or probabilities.
 """
 
 from __future__ import annotations
@@ -79,13 +79,19 @@ def open_capture(path: Path | None) -> IO[str] | None:
     return path.open("w", encoding="utf-8")
 
 
+def reranker_name(config: Any) -> str:
+    """The reranker provider a ``memory_config`` result names (``none`` without one)."""
+    spec = config.get("reranker") if isinstance(config, dict) else None
+    return str(spec["provider"]) if spec else "none"
+
+
 def reranker_of(config: Any) -> tuple[str, bool]:
-    """The reranker provider a ``memory_config`` result names, and whether its scores are
-    similarities (a late-interaction model, fused into the first pass) rather than a
-    cross-encoder's probabilities; built once through the registry to ask it."""
+    """:func:`reranker_name`, and whether the reranker's scores are similarities (a
+    late-interaction model, fused into the first pass) rather than a cross-encoder's
+    probabilities; built once through the registry to ask it."""
     from memoweave.plugins import load_registry
 
-    spec = (config or {}).get("reranker") if isinstance(config, dict) else None
+    spec = config.get("reranker") if isinstance(config, dict) else None
     if not spec:
         return "none", False
     reranker = load_registry().create("reranker", spec["provider"], spec.get("config") or {})

@@ -63,6 +63,11 @@ def test_the_late_interaction_section_is_checked_as_a_reranker(
     assert checks["late_interaction onnx-colbert: starts (server reachable)"].ok
     missing = _by_name(provider_checks(_config(tmp_path, late_interaction={"provider": "nosuch"})))
     assert not missing["late_interaction nosuch: plugin installed"].ok
+    assert checks["late_interaction: scores are similarities"].ok
+    wrong = _by_name(provider_checks(_config(tmp_path, late_interaction={"provider": "onnx"})))
+    assert wrong["late_interaction onnx: starts (server reachable)"].ok
+    assert not wrong["late_interaction: scores are similarities"].ok  # opening would refuse it
+    assert "onnx-colbert" in wrong["late_interaction: scores are similarities"].fix
 
 
 def test_failures_name_their_fix(tmp_path: Path, cli_onnx_available: None) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from memoweave.config import MemoryConfig
 from memoweave.config.models import PROVIDER_KINDS
-from memoweave.errors import MemoweaveError, ProviderNotFound
+from memoweave.errors import ConfigError, MemoweaveError, ProviderNotFound
 from memoweave.memory.defaults import (
     default_embedder,
     default_history_path,
@@ -27,6 +27,7 @@ from memoweave.memory.defaults import (
     default_vector_store,
 )
 from memoweave.memory.history_schema import SCHEMA_VERSION
+from memoweave.memory.wiring import check_late_interaction
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ def provider_checks(config: MemoryConfig, registry: Any = None) -> list[Check]:
         if store is not None and store.capabilities.embeds_text:
             embedder = None  # the store embeds the text itself
             checks.append(Check("embedder: the store embeds the text itself", True))
+        _late_interaction_check(made.get("late_interaction"), checks)
         dims = _dims_check(embedder, store, checks)
         if store is not None and dims is not None:
             checks.append(_collection_check(store, config.collection_name, dims))
@@ -116,6 +118,19 @@ def _start(
         return None
     checks.append(Check(f"{label}: starts (server reachable)", True))
     return provider
+
+
+def _late_interaction_check(provider: Any, checks: list[Check]) -> None:
+    """That the ``late_interaction`` provider scores similarities, as opening requires."""
+    if provider is None:
+        return
+    label = "late_interaction: scores are similarities"
+    try:
+        check_late_interaction(provider)
+    except ConfigError as exc:
+        checks.append(Check(label, False, exc.message, exc.hint))
+        return
+    checks.append(Check(label, True))
 
 
 def _dims_check(embedder: Any, store: Any, checks: list[Check]) -> int | None:

@@ -27,15 +27,17 @@ from memoweave.providers.store_embedder import StoreEmbedder
 from memoweave.providers.vector_store import VectorStore
 from memoweave.runtime.background import Background
 
-_INTERFACES: dict[str, type] = {
+_KIND_INTERFACES: dict[str, type] = {
     "llm": LLM,
     "embedder": Embedder,
     "vector_store": VectorStore,
     "reranker": Reranker,
-    "late_interaction": Reranker,
     "graph_store": GraphStore,
 }
-"""The interface of each provider section (its registry kind: ``PROVIDER_KINDS``)."""
+_INTERFACES: dict[str, type] = {
+    section: _KIND_INTERFACES[kind] for section, kind in PROVIDER_KINDS.items()
+}
+"""The interface of each provider section, by its registry kind (``PROVIDER_KINDS``)."""
 
 
 @dataclass
@@ -144,7 +146,7 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
     try:
         for kind, interface in _INTERFACES.items():
             registry = _build_one(kind, interface, specs[kind], cfg, overrides, registry, built)
-        _check_late_interaction(built["late_interaction"])
+        check_late_interaction(built["late_interaction"])
         store: VectorStore = built["vector_store"]
         if pending is None:  # the others: once the store says whether it embeds text
             given, loaded = built["embedder"], registry
@@ -198,8 +200,9 @@ def _default_stack(cfg: MemoryConfig, overrides: Mapping[str, Any]) -> bool:
     )
 
 
-def _check_late_interaction(provider: Reranker | None) -> None:
-    """A ``late_interaction`` provider must score similarities (it joins the first pass)."""
+def check_late_interaction(provider: Reranker | None) -> None:
+    """A ``late_interaction`` provider must score similarities (it joins the first pass):
+    else a ``ConfigError`` naming the section."""
     if provider is not None and not provider.scores_are_similarities:
         raise ConfigError(
             f"late_interaction needs a reranker whose scores are similarities; "

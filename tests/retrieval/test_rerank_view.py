@@ -78,6 +78,27 @@ def test_facts_get_the_user_as_their_subject() -> None:
     assert user_fact("   ", names) == "   "
 
 
+@pytest.mark.parametrize(
+    ("fact", "view"),
+    [
+        ("Grew up in Kochi", "The user grew up in Kochi"),
+        ("Usually does night shifts", "The user usually does night shifts"),
+        ("Doesn't eat beef", "The user doesn't eat beef"),
+        ("Studied nursing in Leeds", "The user studied nursing in Leeds"),
+        ("Planning a trip to Japan", "The user is planning a trip to Japan"),
+        ("Name is Alex", "The user's name is Alex"),
+        ("Favourite film is Alien", "The user's favourite film is Alien"),
+        ("Older sister Anjali is a dentist", "The user's older sister Anjali is a dentist"),
+        ("Family lives in Kochi", "The user's family lives in Kochi"),
+        ("Allergic to peanuts", "The user's allergic to peanuts"),
+    ],
+)
+def test_a_fact_without_subject_gets_one_that_fits_its_first_word(fact: str, view: str) -> None:
+    """A verb gets "The user", a participle "The user is", a noun or adjective "The
+    user's" ("The user partner is called Sam" is not English)."""
+    assert user_fact(fact, frozenset()) == view
+
+
 def test_only_facts_are_rewritten() -> None:
     query, texts = rerank_view(
         "What is my job?", ["Works as a nurse", "Alice: I work nights"], [True, False]

@@ -12,8 +12,10 @@ When the query speaks in the first person (English: "I", "my", "me", ...),
 :func:`rerank_view` hands the reranker the query and the fact memories rewritten about
 "the user" ("What's the user's job?" / "The user works as a nurse at ..."): every
 first-person or leading third-person pronoun becomes "the user" / "the user's", and a fact
-with no subject gets "The user" in front. A fact that starts with a name (a capitalised
-word found capitalised past the start of the query or of another candidate) keeps it.
+with no subject gets one that fits its first word: "The user" before a verb, "The user is"
+before a participle, "The user's" before a noun ("Name is Alex", mem0's shape). A fact
+that starts with a name (a capitalised word found capitalised past the start of the query
+or of another candidate) keeps it.
 Only the reranker's input changes: results carry the memories as stored. A query without
 first-person words, chat turns (``turn`` memories, said by a named speaker) and text in
 other languages are passed unchanged.
@@ -45,6 +47,21 @@ _QUERY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _LEADING = re.compile(r"^(?:(her|his|their|my)|(she|he|they|I))\b", re.IGNORECASE)
 _INNER = re.compile(r"\b(?:(my)|(I|me))\b")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+# words that start a subject-less fact as its verb without ending in "s" / "ed" / "n't":
+# auxiliaries and modals, common irregular past tenses, adverbs that precede a verb
+_VERB_STARTS = frozenset(
+    """
+    am are be been can cannot could do had may might must shall should was were will
+    would ate beat became began bent bit blew bore bought broke brought built caught chose
+    came cut dealt did drank drew drove dug fed fell felt fled flew forgot fought found
+    froze gave got grew hid held hit hung hurt kept knew laid led leant lent let lit lost
+    made meant met paid put quit ran rang read rode rose sang sat saw sent set shook shot
+    shut slept sold spent spoke stood stole struck stuck swam swore taught thought threw
+    told took tore understood went woke won wore wrote also always already again almost
+    just never not now often once only rarely recently seldom sometimes soon still
+    """.split()
+)
+_LY_NOUNS = frozenset({"family", "daily", "early", "july", "italy", "belly", "ally", "lily"})
 
 
 def first_person(query: str) -> bool:
@@ -74,8 +91,27 @@ def user_fact(text: str, names: frozenset[str]) -> str:
         first = _WORD.match(stripped)
         word = _base(first.group(0)) if first is not None else ""
         if not (word and word[0].isupper() and word in names):
-            stripped = "The user " + stripped[0].lower() + stripped[1:]
+            stripped = _subject(word) + stripped[0].lower() + stripped[1:]
     return _INNER.sub(lambda m: f"{USER}'s" if m.group(1) else USER, stripped)
+
+
+def _subject(word: str) -> str:
+    """The subject put before a fact that starts with ``word`` and has none: "The user "
+    before a verb ("Works as ...", "Grew up in ...", "Never drinks ..."), "The user is "
+    before a participle ("Planning a trip ..."), "The user's " before anything else: a
+    noun ("Name is Alex", "Favourite film is ...") or an adjective ("Allergic to ...",
+    read as "the user is"). A word ending in "s" counts as a verb ("Parents live ..." stays
+    "The user parents live ..."): most facts start with one."""
+    lower = word.lower()
+    if not lower or lower in _VERB_STARTS or lower.endswith(("ed", "n't")):
+        return "The user "
+    if lower.endswith("ing") and len(lower) > 4:
+        return "The user is "
+    if lower.endswith("s") and not lower.endswith("ss"):
+        return "The user "
+    if lower.endswith("ly") and lower not in _LY_NOUNS:
+        return "The user "  # an adverb: "Usually works nights"
+    return "The user's "
 
 
 def names_in(texts: Sequence[str]) -> frozenset[str]:

@@ -108,8 +108,8 @@ class OnnxLateInteraction(OnnxPairScorer):
                 out[i] = vectors / np.maximum(norms, 1e-12)
         return out
 
-    def close(self) -> None:
-        """Release the session and the cached token vectors."""
-        super().close()
+    def _release(self) -> None:
+        """Drop the session and the cached token vectors."""
+        super()._release()
         with self._lock:
             self._cache.clear()

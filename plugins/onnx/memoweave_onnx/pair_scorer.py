@@ -1,29 +1,26 @@
 """What the plugin's two rerankers share: a model folder's onnxruntime session and
-tokenizer, the reranker contract's checks, and one ``RerankerError`` for any failure.
-
-A subclass scores validated (query, document) pairs in :meth:`OnnxPairScorer._scores`;
-``rerank`` and ``score_pairs`` give the same pair the same score (the same batches).
+tokenizer, and the error for a model of the wrong kind. The reranker contract's checks
+and errors come from the core's :class:`~memoweave.providers.reranker_support.PairScoringReranker`:
+a subclass scores validated (query, document) pairs in ``_scores``.
 """
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memoweave.errors import MemoweaveError, RerankerError
-from memoweave.providers.checks import check_pairs, check_query, check_texts, check_top_k
-from memoweave.providers.reranker import RankedDocument, Reranker, ranked
+from memoweave.errors import RerankerError
+from memoweave.providers.reranker_support import PairScoringReranker
 from memoweave_onnx.runtime import import_runtime, load_session, load_tokenizer
 
 
-class OnnxPairScorer(Reranker):
+class OnnxPairScorer(PairScoringReranker):
     """A reranker over one ONNX model loaded at construction."""
 
     def __init__(
         self, model_path: Path, tokenizer_path: Path, *, max_length: int, threads: int
     ) -> None:
+        super().__init__(model=str(model_path), engine="onnxruntime")
         self.model_path = model_path
         self._np, ort, tokenizers = import_runtime(RerankerError)
         self._tokenizer = load_tokenizer(tokenizers, tokenizer_path, max_length, RerankerError)
@@ -40,37 +37,6 @@ class OnnxPairScorer(Reranker):
             details={"reason": "bad_model", "path": str(self.model_path)},
         )
 
-    def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[RankedDocument]:
-        check_query(query)
-        docs = check_texts(documents, what="documents")
-        check_top_k(top_k)
-        if not docs:
-            return []
-        return ranked(docs, self._run([(query, doc) for doc in docs]), top_k)
-
-    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """Every (query, document) pair scored in the same batches as :meth:`rerank`."""
-        checked = check_pairs(pairs)
-        return self._run(checked) if checked else []
-
-    def _run(self, pairs: list[tuple[str, str]]) -> list[float]:
-        """The scores of ``pairs`` (validated), as ``RerankerError`` on failure."""
-        if self._session is None:
-            raise RerankerError("the reranker is closed", hint="Create a new one after close().")
-        try:
-            return self._scores(pairs)
-        except MemoweaveError:
-            raise
-        except Exception as exc:
-            raise RerankerError(
-                f"onnxruntime failed to score {len(pairs)} pairs: {exc}",
-                details={"model": str(self.model_path)},
-            ) from exc
-
-    @abstractmethod
-    def _scores(self, pairs: list[tuple[str, str]]) -> list[float]:
-        """One score per validated pair, in input order."""
-
-    def close(self) -> None:
-        """Release the session; later ``rerank`` calls raise ``RerankerError``."""
+    def _release(self) -> None:
+        """Drop the onnxruntime session."""
         self._session = None

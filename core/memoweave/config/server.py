@@ -116,11 +116,22 @@ class ApiKeyConfig(ConfigModel):
 
 
 class McpScopeConfig(ConfigModel):
-    """The scope ``memoweave mcp`` works in when its command line names none."""
+    """The scope ``memoweave mcp`` works in when its command line names none, and whether
+    its ``search_memories`` asks the configured reranker."""
 
     user_id: str | None = None
     agent_id: str | None = None
     run_id: str | None = None
+    rerank: bool = Field(
+        default=False,
+        description="search_memories reranks with the reranker section (its order and, "
+        "with a cross-encoder, scores that tell an answer from a near miss).",
+    )
+
+    def scope_ids(self) -> dict[str, str]:
+        """The ids it sets (``user_id`` / ``agent_id`` / ``run_id``)."""
+        ids = {"user_id": self.user_id, "agent_id": self.agent_id, "run_id": self.run_id}
+        return {k: v for k, v in ids.items() if v is not None}
 
 
 class ServerConfig(ConfigModel):

@@ -64,8 +64,9 @@ def _brief(item: dict[str, Any]) -> dict[str, Any]:
     return {k: item[k] for k in keys if item.get(k) not in (None, {}, [])}
 
 
-def build_server(service: MemoryService, scope: ToolScope) -> MCPServer:
-    """An ``MCPServer`` whose tools call ``service`` within ``scope``."""
+def build_server(service: MemoryService, scope: ToolScope, *, rerank: bool = False) -> MCPServer:
+    """An ``MCPServer`` whose tools call ``service`` within ``scope``; with ``rerank``,
+    ``search_memories`` asks the service's reranker (``search(rerank=True)``)."""
     server = MCPServer("memoweave", instructions=INSTRUCTIONS)
 
     def resolve(ctx: Context) -> dict[str, str]:
@@ -109,7 +110,7 @@ def build_server(service: MemoryService, scope: ToolScope) -> MCPServer:
         """Find the memories most relevant to a question, best first. The score is
         comparable across queries (higher is more relevant). With a graph store, also the
         relations (source, relationship, destination) the question's names lead to."""
-        result = await service.search(query, top_k=limit, **resolve(ctx))
+        result = await service.search(query, top_k=limit, rerank=rerank, **resolve(ctx))
         found = {"results": [_brief(hit) for hit in result["results"]]}
         if "relations" in result:
             found["relations"] = result["relations"]

@@ -147,3 +147,24 @@ async def test_search_returns_the_scopes_relations_with_a_graph_store(make_servi
     async with Client(_server(make_service()), raise_exceptions=True) as plain:
         await _call(plain, "add_memory", text="Caroline went hiking with Melanie.")
         assert "relations" not in await _call(plain, "search_memories", query="Caroline")
+
+
+async def test_search_asks_the_reranker_when_the_server_was_built_with_rerank(
+    make_service: Any,
+) -> None:
+    from memoweave_onnx.cross_encoder import OnnxCrossEncoder
+
+    service = make_service(reranker=OnnxCrossEncoder())
+    query = {"query": "How did the half marathon go?", "limit": 3}
+    async with Client(_server(service), raise_exceptions=True) as plain:
+        for text in ("I signed up for the Lisbon half marathon.",
+                     "I finished the Lisbon half marathon in 1:58.",
+                     "My sister Ana is a nurse in Porto."):  # fmt: skip
+            await _call(plain, "add_memory", text=text)
+        first_pass = (await _call(plain, "search_memories", **query))["results"]
+    server = build_server(service, ToolScope(Scope(user_id="alice")), rerank=True)
+    async with Client(server, raise_exceptions=True) as client:
+        reranked = (await _call(client, "search_memories", **query))["results"]
+    assert reranked[0]["memory"] == "I finished the Lisbon half marathon in 1:58."
+    # the cross-encoder's probability is fused into every reranked score
+    assert [r["score"] for r in reranked] != [r["score"] for r in first_pass]

@@ -55,6 +55,17 @@ async def test_stdio_subprocess(tmp_path: Path) -> None:
         assert found.structured_content["results"][0]["memory"] == "I keep bees on my roof."
 
 
+def test_rerank_without_a_reranker_is_refused_before_serving(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from memoweave.cli.main import main
+
+    args = ["mcp", "--config", str(_config(tmp_path)), "--user-id", "alice", "--rerank"]
+    result = CliRunner().invoke(main, args, env={"MEMOWEAVE_HOME": str(tmp_path)})
+    assert result.exit_code != 0
+    assert "no reranker configured" in result.output and "reranker section" in result.output
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -57,17 +57,21 @@ def test_a_healthy_configuration(tmp_path: Path, cli_onnx_available: None) -> No
 def test_the_late_interaction_section_is_checked_as_a_reranker(
     tmp_path: Path, cli_onnx_available: None
 ) -> None:
+    late = "late_interaction: scores are similarities, the reranker's are not"
     checks = _by_name(
         provider_checks(_config(tmp_path, late_interaction={"provider": "onnx-colbert"}))
     )
     assert checks["late_interaction onnx-colbert: starts (server reachable)"].ok
     missing = _by_name(provider_checks(_config(tmp_path, late_interaction={"provider": "nosuch"})))
     assert not missing["late_interaction nosuch: plugin installed"].ok
-    assert checks["late_interaction: scores are similarities"].ok
+    assert checks[late].ok
     wrong = _by_name(provider_checks(_config(tmp_path, late_interaction={"provider": "onnx"})))
     assert wrong["late_interaction onnx: starts (server reachable)"].ok
-    assert not wrong["late_interaction: scores are similarities"].ok  # opening would refuse it
-    assert "onnx-colbert" in wrong["late_interaction: scores are similarities"].fix
+    assert not wrong[late].ok  # opening would refuse it
+    assert "onnx-colbert" in (wrong[late].fix or "")
+    both = {"provider": "onnx-colbert"}
+    twice = _by_name(provider_checks(_config(tmp_path, late_interaction=both, reranker=both)))
+    assert not twice[late].ok and "cross-encoder" in (twice[late].fix or "")
 
 
 def test_failures_name_their_fix(tmp_path: Path, cli_onnx_available: None) -> None:

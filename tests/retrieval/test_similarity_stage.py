@@ -234,3 +234,14 @@ def test_the_late_interaction_section_needs_similarities(memory_factory: Any) ->
     with pytest.raises(ProviderNotFound) as missing:
         memory_factory({"late_interaction": {"provider": "no-such-reranker"}})
     assert "no-such-reranker" in missing.value.message
+
+
+def test_beside_the_late_interaction_section_the_reranker_is_a_cross_encoder(
+    memory_factory: Any,
+) -> None:
+    """Two similarity models: rerank=True would score the late stage's top again in its
+    place. Refused at open, naming the reranker section."""
+    with pytest.raises(ConfigError) as info:
+        memory_factory(late_interaction=WordsSimilarity(), reranker=WordsSimilarity())
+    assert info.value.details["path"] == "reranker.provider"
+    assert "cross-encoder" in info.value.hint

@@ -64,7 +64,7 @@ def provider_checks(config: MemoryConfig, registry: Any = None) -> list[Check]:
         if store is not None and store.capabilities.embeds_text:
             embedder = None  # the store embeds the text itself
             checks.append(Check("embedder: the store embeds the text itself", True))
-        _late_interaction_check(made.get("late_interaction"), checks)
+        _late_interaction_check(made.get("late_interaction"), made.get("reranker"), checks)
         dims = _dims_check(embedder, store, checks)
         if store is not None and dims is not None:
             checks.append(_collection_check(store, config.collection_name, dims))
@@ -120,13 +120,14 @@ def _start(
     return provider
 
 
-def _late_interaction_check(provider: Any, checks: list[Check]) -> None:
-    """That the ``late_interaction`` provider scores similarities, as opening requires."""
+def _late_interaction_check(provider: Any, reranker: Any, checks: list[Check]) -> None:
+    """That the ``late_interaction`` provider scores similarities and the reranker beside
+    it does not, as opening requires."""
     if provider is None:
         return
-    label = "late_interaction: scores are similarities"
+    label = "late_interaction: scores are similarities, the reranker's are not"
     try:
-        check_late_interaction(provider)
+        check_late_interaction(provider, reranker)
     except ConfigError as exc:
         checks.append(Check(label, False, exc.message, exc.hint))
         return

@@ -146,7 +146,7 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
     try:
         for kind, interface in _INTERFACES.items():
             registry = _build_one(kind, interface, specs[kind], cfg, overrides, registry, built)
-        check_late_interaction(built["late_interaction"])
+        check_late_interaction(built["late_interaction"], built["reranker"])
         store: VectorStore = built["vector_store"]
         if pending is None:  # the others: once the store says whether it embeds text
             given, loaded = built["embedder"], registry
@@ -200,16 +200,28 @@ def _default_stack(cfg: MemoryConfig, overrides: Mapping[str, Any]) -> bool:
     )
 
 
-def check_late_interaction(provider: Reranker | None) -> None:
-    """A ``late_interaction`` provider must score similarities (it joins the first pass):
-    else a ``ConfigError`` naming the section."""
-    if provider is not None and not provider.scores_are_similarities:
+def check_late_interaction(provider: Reranker | None, reranker: Reranker | None) -> None:
+    """A ``late_interaction`` provider must score similarities (it joins the first pass),
+    and the ``reranker`` beside it must not (``rerank=True`` would score the same top
+    again as a first-pass signal, in place of the late stage): else a ``ConfigError``
+    naming the section."""
+    if provider is None:
+        return
+    if not provider.scores_are_similarities:
         raise ConfigError(
             f"late_interaction needs a reranker whose scores are similarities; "
             f"{type(provider).__name__}'s are not",
             hint="Name a late-interaction reranker there (e.g. onnx-colbert), and a "
             "cross-encoder in the reranker section.",
             details={"path": "late_interaction.provider"},
+        )
+    if reranker is not None and reranker.scores_are_similarities:
+        raise ConfigError(
+            f"with late_interaction set, the reranker section needs a cross-encoder; "
+            f"{type(reranker).__name__} scores similarities as late_interaction does",
+            hint="Name a cross-encoder (e.g. onnx) in the reranker section, or drop one "
+            "of the two sections.",
+            details={"path": "reranker.provider"},
         )
 
 

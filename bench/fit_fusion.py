@@ -179,7 +179,9 @@ def load_reranked(paths: list[Path]) -> list[dict]:
 def fit_rerank_stage(searches: list[dict], top: int = 3) -> np.ndarray:
     """(bias, fused, rerank) of :class:`memoweave.retrieval.profiles.RerankStage`: the
     reranker's weight relative to the first-pass logit chosen on a grid (highest mean of
-    recall@10 and top-1), then bias and scale fitted on each search's first ``top``."""
+    recall@10 and top-1), then bias and scale fitted on each search's first ``top``. The
+    stage's ``about_user`` offset is not in a capture: it was chosen apart (by fact-QA
+    AUC, docs/retrieval.md), and a refit here leaves it as it is."""
     best, best_c = -1.0, 0.0
     for c in (0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0):
         m = evaluate(searches, np.array([0.0, 1.0, c]))

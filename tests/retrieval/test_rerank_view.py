@@ -4,6 +4,7 @@ results themselves unchanged."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pytest
@@ -74,6 +75,9 @@ def test_facts_get_the_user_as_their_subject() -> None:
     assert user_fact("She dives", names) == "The user dives"
     assert user_fact("I like tea with my mum", names) == "The user like tea with the user's mum"
     assert user_fact("Sam's band plays on Fridays", names) == "Sam's band plays on Fridays"
+    assert user_fact("Kwame's restaurant opened in 2021", names) == (
+        "Kwame's restaurant opened in 2021"  # a capitalised possessive: a name
+    )
     assert user_fact("", names) == ""
     assert user_fact("   ", names) == "   "
 
@@ -116,7 +120,7 @@ def test_the_reranker_reads_the_view_and_results_keep_the_stored_text(
     build_memory: BuildMemory,
 ) -> None:
     reranker = RecordingReranker()
-    memory = build_memory(retrieval={"rerank_top_n": 5}, reranker=reranker)
+    memory = build_memory(retrieval={"rerank_top_n": 5, "answer_check": False}, reranker=reranker)
     texts = ["Works as a nurse at the city hospital", "Her cat is called Biscuit"]
     add_texts(memory, texts)
     memory.add(
@@ -134,3 +138,37 @@ def test_the_reranker_reads_the_view_and_results_keep_the_stored_text(
     assert set(texts) <= stored and not any(m.startswith("The user") for m in stored)
     memory.search("What does Alice do?", user_id="alice", rerank=True)
     assert set(texts) <= set(reranker.seen[-1][1]) and reranker.seen[-1][0] == "What does Alice do?"
+
+
+def test_a_fact_read_about_the_user_gets_the_stages_offset(build_memory: BuildMemory) -> None:
+    """The cross-encoder scores a view about "the user" lower than a fact naming its
+    subject: the reranked stage adds ``about_user`` to such a fact's logit, and says so."""
+    from memoweave.retrieval.profiles import PROFILES
+
+    from .test_rerank_fusion import stage_score
+
+    reranker = RecordingReranker()
+    memory = build_memory(retrieval={"rerank_top_n": 5, "answer_check": False}, reranker=reranker)
+    texts = ["Works as a nurse at the city hospital", "Sam's band plays on Fridays"]
+    add_texts(memory, texts)
+    query = "What is my job?"
+    first = {h["memory"]: h["score"] for h in memory.search(query, user_id="alice")["results"]}
+    hits = memory.search(query, user_id="alice", rerank=True, explain=True)["results"]
+    explain = {h["memory"]: h["explain"] for h in hits}
+    score = {h["memory"]: h["score"] for h in hits}
+    about = explain[texts[0]]["about_user"]
+    assert about["score"] == about["value"] == 1.0
+    offset = PROFILES["fact"].reranked.about_user
+    assert offset > 0
+    base = stage_score(first[texts[0]], explain[texts[0]]["rerank"])
+    expected = 1 / (1 + math.exp(-(math.log(base / (1 - base)) + offset)))
+    assert score[texts[0]] == pytest.approx(expected)
+    assert "about_user" not in explain[texts[1]]  # it names its subject
+    assert score[texts[1]] == pytest.approx(
+        stage_score(first[texts[1]], explain[texts[1]]["rerank"])
+    )
+    assert sum(s["contribution"] for s in explain[texts[0]].values()) == pytest.approx(
+        score[texts[0]]
+    )
+    third = memory.search("What does Sam play?", user_id="alice", rerank=True, explain=True)
+    assert not any("about_user" in h["explain"] for h in third["results"])

@@ -45,6 +45,9 @@ RERANK_LOGIT_FLOOR = -12.0
 about -11.3)."""
 RERANK_LOGIT_CEILING = 10.0
 """The reranker logit that maps to the value 1."""
+ABOUT_USER = "about_user"
+"""The signal of a memory the reranker read rewritten about the user (value 1; see
+:attr:`.profiles.RerankStage.about_user`)."""
 
 
 def signal_value(name: str, signal: Signal, keyword_ceiling: float | None) -> float:
@@ -87,9 +90,11 @@ def fuse_reranked(
     cand: Candidate, weights: Mapping[str, float], bias: float, stage: RerankStage
 ) -> None:
     """Fuse ``cand`` again with its ``rerank`` value: ``sigmoid(stage.bias + stage.fused *
-    (bias + sum(weight * value)) + stage.rerank * rerank_value)``, shares as above."""
+    (bias + sum(weight * value)) + stage.rerank * rerank_value + stage.about_user *
+    about_user_value)``, shares as above."""
     scaled = {name: stage.fused * weight for name, weight in weights.items()}
     scaled["rerank"] = stage.rerank
+    scaled[ABOUT_USER] = stage.about_user
     fuse_calibrated(cand, scaled, stage.bias + stage.fused * bias)
 
 

@@ -15,7 +15,7 @@ first-person or leading third-person pronoun becomes "the user" / "the user's", 
 with no subject gets one that fits its first word: "The user" before a verb, "The user is"
 before a participle, "The user's" before a noun ("Name is Alex", mem0's shape). A fact
 that starts with a name (a capitalised word found capitalised past the start of the query
-or of another candidate) keeps it.
+or of another candidate, or a capitalised possessive: "Kwame's restaurant ...") keeps it.
 Only the reranker's input changes: results carry the memories as stored. A query without
 first-person words, chat turns (``turn`` memories, said by a named speaker) and text in
 other languages are passed unchanged.
@@ -90,7 +90,8 @@ def user_fact(text: str, names: frozenset[str]) -> str:
     else:
         first = _WORD.match(stripped)
         word = _base(first.group(0)) if first is not None else ""
-        if not (word and word[0].isupper() and word in names):
+        named = word in names or (first is not None and first.group(0) != word)  # "Kwame's"
+        if not (word and word[0].isupper() and named):
             stripped = _subject(word) + stripped[0].lower() + stripped[1:]
     return _INNER.sub(lambda m: f"{USER}'s" if m.group(1) else USER, stripped)
 

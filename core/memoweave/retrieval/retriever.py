@@ -60,7 +60,13 @@ from memoweave.retrieval.answer_check import ablated_queries, check_value, shift
 from memoweave.retrieval.candidates import Candidate, Signal, SignalHits, collect, record
 from memoweave.retrieval.dense import dense_hits, query_cosines
 from memoweave.retrieval.entity_signal import entity_scores
-from memoweave.retrieval.fusion import fuse_calibrated, fuse_reranked, fuse_rrf, signal_value
+from memoweave.retrieval.fusion import (
+    ABOUT_USER,
+    fuse_calibrated,
+    fuse_reranked,
+    fuse_rrf,
+    signal_value,
+)
 from memoweave.retrieval.graph import GraphContext, graph_context, graph_hits, graph_relations
 from memoweave.retrieval.keyword import keyword_payloads, keyword_scores, keyword_scores_of
 from memoweave.retrieval.neighbours import neighbour_scores
@@ -315,6 +321,7 @@ class Retriever:
         assert self._reranker is not None
         texts = [c.payload.get("memory", "") for c in ranked]
         facts = [c.payload.get(MEMORY_KIND_KEY) != KIND_TURN for c in ranked]
+        stored = texts
         query, texts = rerank_view(query, texts, facts)  # a first-person query: about "the user"
         views = (query, {c.id: text for c, text in zip(ranked, texts, strict=True)})
         out = yield call(self._reranker.rerank, query, texts, top_k=len(texts))
@@ -324,6 +331,8 @@ class Retriever:
             signal = cand.signals["rerank"] = Signal(float(doc.score), rank=len(reordered) + 1)
             if fused:
                 signal.value = signal_value("rerank", signal, None)
+                if texts[doc.index] != stored[doc.index]:  # the view rewrote it about the user
+                    cand.signals[ABOUT_USER] = Signal(1.0, value=1.0)
                 profile = profile_of(cand.payload)
                 weights, bias = self._first_pass(cand, profile)
                 fuse_reranked(cand, weights, bias, profile.reranked)

@@ -50,14 +50,11 @@ def provider_checks(config: MemoryConfig, registry: Any = None) -> list[Check]:
 
         registry = load_registry()
     checks: list[Check] = []
-    specs = {
+    specs = {  # the store and the embedder first, as they start
         "vector_store": config.vector_store or default_vector_store(),
         "embedder": config.embedder or default_embedder(),
-        "llm": config.llm,
-        "reranker": config.reranker,
-        "late_interaction": config.late_interaction,
-        "graph_store": config.graph_store,
     }
+    specs.update({s: getattr(config, s) for s in PROVIDER_KINDS if s not in specs})
     defaults = {k for k in ("vector_store", "embedder") if getattr(config, k) is None}
     with _started(registry, specs, defaults, checks) as made:
         store, embedder = made.get("vector_store"), made.get("embedder")

@@ -76,15 +76,9 @@ class MemoryProviders:
 
     @property
     def models(self) -> tuple[Any, ...]:
-        """Every provider but the history, in the order they are closed."""
-        return (
-            self.llm,
-            self.embedder,
-            self.vector_store,
-            self.reranker,
-            self.late_interaction,
-            self.graph_store,
-        )
+        """Every provider but the history (one per section of ``PROVIDER_KINDS``, in that
+        order: the order they are closed)."""
+        return tuple(getattr(self, section) for section in PROVIDER_KINDS)
 
     def close(self) -> None:
         """Close every provider and the history. Idempotent."""
@@ -121,13 +115,9 @@ def build_providers(config: Any = None, **overrides: Any) -> MemoryProviders:
         )
     cfg = coerce_config(config)
     registry = overrides.get("registry")
-    specs: dict[str, ProviderSpec | None] = {
-        "llm": cfg.llm,
-        "embedder": cfg.embedder,  # None: the default, or the store's own embedding
+    specs: dict[str, ProviderSpec | None] = {  # embedder None: the default, or the store's
+        **{section: getattr(cfg, section) for section in PROVIDER_KINDS},
         "vector_store": cfg.vector_store or default_vector_store(),
-        "reranker": cfg.reranker,
-        "late_interaction": cfg.late_interaction,
-        "graph_store": cfg.graph_store,
     }
     pending: Background[Embedder] | None = None
     default_stack = _default_stack(cfg, overrides)

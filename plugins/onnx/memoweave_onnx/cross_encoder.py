@@ -20,13 +20,7 @@ class OnnxCrossEncoder(OnnxPairScorer):
 
     def __init__(self, config: OnnxCrossEncoderConfig | None = None) -> None:
         self.config = config or OnnxCrossEncoderConfig()
-        model_path, tokenizer_path = cross_encoder_dir(self.config.model_dir)
-        super().__init__(
-            model_path,
-            tokenizer_path,
-            max_length=self.config.max_length,
-            threads=self.config.intra_op_threads,
-        )
+        super().__init__(self.config, cross_encoder_dir(self.config.model_dir))
         labels = self._session.get_outputs()[0].shape[-1]
         if "input_ids" not in self._input_names or labels not in (1, "1"):
             raise self._bad_model(

@@ -30,13 +30,7 @@ class OnnxLateInteraction(OnnxPairScorer):
 
     def __init__(self, config: OnnxLateInteractionConfig | None = None) -> None:
         self.config = config or OnnxLateInteractionConfig()
-        model_path, tokenizer_path = late_interaction_dir(self.config.model_dir)
-        super().__init__(
-            model_path,
-            tokenizer_path,
-            max_length=self.config.max_length,
-            threads=self.config.intra_op_threads,
-        )
+        super().__init__(self.config, late_interaction_dir(self.config.model_dir))
         self._cache: OrderedDict[str, Any] = OrderedDict()  # memory text -> token vectors
         self._lock = threading.Lock()
         shape = self._session.get_outputs()[0].shape

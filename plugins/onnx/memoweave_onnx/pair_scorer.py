@@ -11,21 +11,24 @@ from typing import Any
 
 from memoweave.errors import RerankerError
 from memoweave.providers.reranker_support import PairScoringReranker
+from memoweave_onnx.config import OnnxRerankerConfig
 from memoweave_onnx.runtime import import_runtime, load_session, load_tokenizer
 
 
 class OnnxPairScorer(PairScoringReranker):
     """A reranker over one ONNX model loaded at construction."""
 
-    def __init__(
-        self, model_path: Path, tokenizer_path: Path, *, max_length: int, threads: int
-    ) -> None:
+    def __init__(self, config: OnnxRerankerConfig, files: tuple[Path, Path]) -> None:
+        """Load ``files`` (the ONNX model and tokenizer.json) as ``config`` says."""
+        model_path, tokenizer_path = files
         super().__init__(model=str(model_path), engine="onnxruntime")
         self.model_path = model_path
         self._np, ort, tokenizers = import_runtime(RerankerError)
-        self._tokenizer = load_tokenizer(tokenizers, tokenizer_path, max_length, RerankerError)
+        self._tokenizer = load_tokenizer(
+            tokenizers, tokenizer_path, config.max_length, RerankerError
+        )
         self._session: Any = load_session(  # scores compared across calls: one graph
-            ort, model_path, threads, RerankerError, staged=False
+            ort, model_path, config.intra_op_threads, RerankerError, staged=False
         )
         self._input_names = {item.name for item in self._session.get_inputs()}
 
